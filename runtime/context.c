@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * context.c - per-CPU probe contexts, the session state, running a handler, soft errors.
+ */
+
+static DEFINE_PER_CPU(struct context *, stp_contexts);
+
+static atomic64_t stp_error_count = ATOMIC64_INIT(0);
+static atomic64_t stp_skipped_count = ATOMIC64_INIT(0);
+
+static int stp_contexts_alloc(void)
+{
+	size_t size = sizeof(struct context) + (MAXNESTING + 1) * stp_script_frame_size();
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct context *c = kvzalloc(size, GFP_KERNEL);
+
+		if (!c) {
+			stp_contexts_free();
+			return -ENOMEM;
+		}
+		per_cpu(stp_contexts, cpu) = c;
+	}
+	return 0;
+}
+
+static void stp_contexts_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(stp_contexts, cpu));
+		per_cpu(stp_contexts, cpu) = NULL;
+	}
+}
+
+/* Only meaningful inside a handler, with preemption off. */
+static struct context *stp_current_context(void)
+{
+	return __this_cpu_read(stp_contexts);
+}
+
+/* Asks stapio to end the session; end probes run once it answers. */
+static void _stp_exit(void)
+{
+	int old = atomic_read(&stp_session_state);
+
+	while (old == STP_SESSION_STARTING || old == STP_SESSION_RUNNING) {
+		int seen = atomic_cmpxchg(&stp_session_state, old, STP_SESSION_STOPPING);
+
+		if (seen == old) {
+			stp_ctl_send(STP_MSG_REQUEST_EXIT, NULL, 0);
+			return;
+		}
+		old = seen;
+	}
+}
+
+static void stp_ctl_vprintf(u32 type, const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[STP_CTL_PAYLOAD_MAX];
+	int n = scnprintf(buf, sizeof(buf), "%s", prefix);
+
+	n += vscnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	if (n > 0 && buf[n - 1] != '\n' && n < (int)sizeof(buf) - 1)
+		buf[n++] = '\n';
+	stp_ctl_send(type, buf, n);
+}
+
+/* Counts as a soft error; too many of them end the session. */
+static void _stp_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stp_ctl_vprintf(STP_MSG_ERROR, "ERROR: ", fmt, ap);
+	va_end(ap);
+	if (atomic64_inc_return(&stp_error_count) > MAXERRORS)
+		_stp_exit();
+}
+
+static void _stp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stp_ctl_vprintf(STP_MSG_WARNING, "WARNING: ", fmt, ap);
+	va_end(ap);
+}
+
+/* Aborts the running handler: generated code checks last_error after each step. */
+static void stp_soft_error(struct context *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->last_error)
+		return;
+	va_start(ap, fmt);
+	vscnprintf(c->error_buf, sizeof(c->error_buf), fmt, ap);
+	va_end(ap);
+	c->last_error = c->error_buf;
+}
+
+/*
+ * Runs one probe hit if the session is in STATE: takes this CPU's context (a hit that
+ * arrives while it is busy is skipped and counted), runs the handler, flushes what it
+ * printed, and reports its soft error.
+ */
+static void stp_probe_run(const struct stp_probe *probe, enum stp_session_state state)
+{
+	struct context *c;
+
+	preempt_disable();
+	if (atomic_read(&stp_session_state) != state)
+		goto out;
+	c = stp_current_context();
+	if (unlikely(!c || atomic_inc_return(&c->busy) != 1)) {
+		if (c)
+			atomic_dec(&c->busy);
+		if (atomic64_inc_return(&stp_skipped_count) > MAXSKIPPED)
+			_stp_exit();
+		goto out;
+	}
+	c->probe = probe;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->actions_remaining = MAXACTION;
+	c->nesting = 0;
+
+	probe->handler(c);
+
+	if (unlikely(c->actions_remaining < 0 && !c->last_error))
+		stp_soft_error(c, "MAXACTION exceeded");
+	_stp_print_flush();
+	if (unlikely(c->last_error)) {
+		if (c->last_stmt)
+			_stp_error("%s near %s", c->last_error, c->last_stmt);
+		else
+			_stp_error("%s in probe %s at %s", c->last_error, probe->point,
+				   probe->location);
+	}
+	c->probe = NULL;
+	atomic_dec(&c->busy);
+out:
+	preempt_enable();
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * transport.c - the module side of the transport (protocol in transport_msgs.h).
+ *
+ * Control messages to stapio wait in a fixed ring that any context may append to; the
+ * reader is woken through irq_work, so a probe never calls into the scheduler.  Probe
+ * output goes to per-CPU relay buffers that never overwrite unread data: when stapio
+ * falls behind, new output is dropped and counted.
+ */
+
+#define STP_CTL_SLOTS 64
+#define STP_CTL_RESERVED 4	/* slots that warnings and errors may not take */
+
+struct stp_ctl_slot {
+	struct stp_msg_header hdr;
+	char payload[STP_CTL_PAYLOAD_MAX];
+};
+
+static struct stp_ctl_slot stp_ctl_ring[STP_CTL_SLOTS];
+static unsigned int stp_ctl_head, stp_ctl_count;
+static DEFINE_RAW_SPINLOCK(stp_ctl_lock);
+static DECLARE_WAIT_QUEUE_HEAD(stp_ctl_wait);
+static struct irq_work stp_ctl_wakeup;
+static atomic64_t stp_ctl_dropped = ATOMIC64_INIT(0);
+
+static struct stp_ctl_slot stp_ctl_read_buf;	/* one reader: the file is exclusive */
+static DEFINE_MUTEX(stp_ctl_read_mutex);
+static DEFINE_MUTEX(stp_ctl_command_mutex);
+static atomic_t stp_ctl_opened = ATOMIC_INIT(0);
+
+static struct dentry *stp_debugfs_dir;
+static struct rchan *stp_relay_chan;
+static DEFINE_PER_CPU(u64, stp_relay_full_events);
+static atomic64_t stp_relay_dropped = ATOMIC64_INIT(0);
+
+static void stp_ctl_wakeup_fn(struct irq_work *work)
+{
+	wake_up_interruptible(&stp_ctl_wait);
+}
+
+/* Safe from any context but NMI. */
+static void stp_ctl_send(u32 type, const void *payload, u32 len)
+{
+	bool is_text = type == STP_MSG_WARNING || type == STP_MSG_ERROR;
+	unsigned int limit = is_text ? STP_CTL_SLOTS - STP_CTL_RESERVED : STP_CTL_SLOTS;
+	struct stp_ctl_slot *slot;
+	unsigned long flags;
+
+	len = min_t(u32, len, STP_CTL_PAYLOAD_MAX);
+	raw_spin_lock_irqsave(&stp_ctl_lock, flags);
+	if (stp_ctl_count >= limit) {
+		raw_spin_unlock_irqrestore(&stp_ctl_lock, flags);
+		atomic64_inc(&stp_ctl_dropped);
+		return;
+	}
+	slot = &stp_ctl_ring[(stp_ctl_head + stp_ctl_count) % STP_CTL_SLOTS];
+	slot->hdr.type = type;
+	slot->hdr.len = len;
+	if (len)
+		memcpy(slot->payload, payload, len);
+	stp_ctl_count++;
+	raw_spin_unlock_irqrestore(&stp_ctl_lock, flags);
+	irq_work_queue(&stp_ctl_wakeup);
+}
+
+static bool stp_ctl_take(struct stp_ctl_slot *out)
+{
+	unsigned long flags;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&stp_ctl_lock, flags);
+	if (stp_ctl_count) {
+		struct stp_ctl_slot *slot = &stp_ctl_ring[stp_ctl_head];
+
+		memcpy(out, slot, sizeof(slot->hdr) + slot->hdr.len);
+		stp_ctl_head = (stp_ctl_head + 1) % STP_CTL_SLOTS;
+		stp_ctl_count--;
+		found = true;
+	}
+	raw_spin_unlock_irqrestore(&stp_ctl_lock, flags);
+	return found;
+}
+
+static ssize_t stp_ctl_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
+{
+	struct stp_ctl_slot *msg = &stp_ctl_read_buf;
+	ssize_t rc;
+	size_t n;
+
+	if (count < sizeof(msg->hdr))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&stp_ctl_read_mutex))
+		return -ERESTARTSYS;
+	while (!stp_ctl_take(msg)) {
+		if (file->f_flags & O_NONBLOCK) {
+			rc = -EAGAIN;
+			goto out;
+		}
+		rc = wait_event_interruptible(stp_ctl_wait, READ_ONCE(stp_ctl_count) > 0);
+		if (rc)
+			goto out;
+	}
+	n = min(count, sizeof(msg->hdr) + msg->hdr.len);
+	rc = copy_to_user(buf, msg, n) ? -EFAULT : (ssize_t)n;
+out:
+	mutex_unlock(&stp_ctl_read_mutex);
+	return rc;
+}
+
+static ssize_t stp_ctl_write(struct file *file, const char __user *buf, size_t count,
+			     loff_t *ppos)
+{
+	struct stp_msg_header hdr;
+	union {
+		struct stp_msg_start start;
+	} payload = { };
+
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (copy_from_user(&hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+	if (hdr.len > sizeof(payload) || sizeof(hdr) + hdr.len > count)
+		return -EINVAL;
+	if (copy_from_user(&payload, buf + sizeof(hdr), hdr.len))
+		return -EFAULT;
+
+	mutex_lock(&stp_ctl_command_mutex);
+	switch (hdr.type) {
+	case STP_MSG_START:
+		stp_handle_start(&payload.start);
+		break;
+	case STP_MSG_EXIT:
+		stp_handle_exit();
+		break;
+	default:
+		count = -EINVAL;
+	}
+	mutex_unlock(&stp_ctl_command_mutex);
+	return count;
+}
+
+static __poll_t stp_ctl_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	poll_wait(file, &stp_ctl_wait, wait);
+	if (READ_ONCE(stp_ctl_count))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static int stp_ctl_open(struct inode *inode, struct file *file)
+{
+	if (atomic_cmpxchg(&stp_ctl_opened, 0, 1) != 0)
+		return -EBUSY;
+	return nonseekable_open(inode, file);
+}
+
+static int stp_ctl_release(struct inode *inode, struct file *file)
+{
+	atomic_set(&stp_ctl_opened, 0);
+	return 0;
+}
+
+static const struct file_operations stp_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = stp_ctl_open,
+	.release = stp_ctl_release,
+	.read = stp_ctl_read,
+	.write = stp_ctl_write,
+	.poll = stp_ctl_poll,
+	.llseek = no_llseek,
+};
+
+/* ---- relay ---- */
+
+/* Never overwrite what stapio has not read: refuse the switch, the write is dropped. */
+static int stp_relay_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
+				  size_t prev_padding)
+{
+	if (relay_buf_full(buf)) {
+		this_cpu_inc(stp_relay_full_events);
+		return 0;
+	}
+	return 1;
+}
+
+static struct dentry *stp_relay_create_buf_file(const char *filename, struct dentry *parent,
+						umode_t mode, struct rchan_buf *buf,
+						int *is_global)
+{
+	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf,
+					       &relay_file_operations);
+
+	*is_global = 0;
+	return IS_ERR(d) ? NULL : d;
+}
+
+static int stp_relay_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks stp_relay_callbacks = {
+	.subbuf_start = stp_relay_subbuf_start,
+	.create_buf_file = stp_relay_create_buf_file,
+	.remove_buf_file = stp_relay_remove_buf_file,
+};
+
+/* Called with preemption off, from the CPU whose buffer it fills. */
+static void stp_relay_write(const void *data, size_t len)
+{
+	u64 full_before;
+
+	if (unlikely(!stp_relay_chan))
+		return;
+	full_before = this_cpu_read(stp_relay_full_events);
+	relay_write(stp_relay_chan, data, len);
+	if (unlikely(this_cpu_read(stp_relay_full_events) != full_before))
+		atomic64_add(len, &stp_relay_dropped);
+}
+
+/* ---- setup ---- */
+
+/* /sys/kernel/debug/systemtap, shared by all modules and never removed. */
+static struct dentry *stp_debugfs_parent(void)
+{
+	struct dentry *d = debugfs_lookup(STP_DEBUGFS_DIR, NULL);
+
+	if (d) {
+		dput(d);	/* debugfs keeps the folder alive */
+		return d;
+	}
+	d = debugfs_create_dir(STP_DEBUGFS_DIR, NULL);
+	if (IS_ERR(d)) {
+		d = debugfs_lookup(STP_DEBUGFS_DIR, NULL);	/* another module won a race */
+		if (!d)
+			return ERR_PTR(-ENOENT);
+		dput(d);
+	}
+	return d;
+}
+
+static int stp_transport_init(void)
+{
+	struct dentry *parent = stp_debugfs_parent();
+	struct dentry *ctl;
+
+	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
+	if (IS_ERR(parent))
+		return PTR_ERR(parent);
+	stp_debugfs_dir = debugfs_create_dir(THIS_MODULE->name, parent);
+	if (IS_ERR(stp_debugfs_dir)) {
+		int rc = PTR_ERR(stp_debugfs_dir);
+
+		stp_debugfs_dir = NULL;
+		return rc;
+	}
+	ctl = debugfs_create_file(STP_CTL_FILE, 0600, stp_debugfs_dir, NULL, &stp_ctl_fops);
+	if (IS_ERR(ctl))
+		goto fail;
+	stp_relay_chan = relay_open(STP_RELAY_BASENAME, stp_debugfs_dir, STP_RELAY_SUBBUF_SIZE,
+				    STP_RELAY_N_SUBBUFS, &stp_relay_callbacks, NULL);
+	if (!stp_relay_chan)
+		goto fail;
+	return 0;
+fail:
+	debugfs_remove(stp_debugfs_dir);
+	stp_debugfs_dir = NULL;
+	return -ENOMEM;
+}
+
+static void stp_transport_close(void)
+{
+	if (stp_relay_chan) {
+		relay_close(stp_relay_chan);
+		stp_relay_chan = NULL;
+	}
+	debugfs_remove(stp_debugfs_dir);
+	stp_debugfs_dir = NULL;
+	irq_work_sync(&stp_ctl_wakeup);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * transport_msgs.h - the protocol between a stapler module and stapio.  Both sides include it.
+ *
+ * Each module makes a folder in debugfs:
+ *
+ *   /sys/kernel/debug/systemtap/MODULE/.cmd       control channel, one open at a time
+ *   /sys/kernel/debug/systemtap/MODULE/traceN     relay buffer of CPU N: what probes print
+ *
+ * A control message is a struct stp_msg_header followed by len bytes of payload.  Each
+ * write() carries exactly one message to the module; each read() returns exactly one
+ * message from it (the reader's buffer must hold STP_CTL_MSG_MAX bytes).  read() blocks
+ * until a message is queued, unless the file is O_NONBLOCK; poll() works.
+ *
+ * A session:
+ *   stapio                                   module
+ *   START {target_pid}           ──▶         registers probes, runs begin probes
+ *                                ◀──         STARTED {status}
+ *                                ◀──         WARNING / ERROR {text}   (any time)
+ *                                ◀──         REQUEST_EXIT             (exit(), too many errors)
+ *   EXIT   (also on SIGINT/TERM) ──▶         unregisters probes, runs end probes
+ *                                ◀──         EXITED {counts}          (all output is in relay)
+ *   drains traceN, closes, removes the module (staprun -d)
+ */
+#ifndef STP_TRANSPORT_MSGS_H
+#define STP_TRANSPORT_MSGS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+typedef u32 stp_u32;
+typedef s32 stp_s32;
+typedef u64 stp_u64;
+#else
+#include <stdint.h>
+typedef uint32_t stp_u32;
+typedef int32_t stp_s32;
+typedef uint64_t stp_u64;
+#endif
+
+#define STP_DEBUGFS_DIR "systemtap"
+#define STP_CTL_FILE ".cmd"
+#define STP_RELAY_BASENAME "trace"
+
+#define STP_CTL_PAYLOAD_MAX 1024
+#define STP_CTL_MSG_MAX (sizeof(struct stp_msg_header) + STP_CTL_PAYLOAD_MAX)
+
+enum stp_msg_type {
+	/* stapio -> module */
+	STP_MSG_START = 1,		/* struct stp_msg_start */
+	STP_MSG_EXIT = 2,		/* no payload */
+	/* module -> stapio */
+	STP_MSG_STARTED = 16,		/* struct stp_msg_started */
+	STP_MSG_REQUEST_EXIT = 17,	/* no payload */
+	STP_MSG_WARNING = 18,		/* text, not NUL-terminated */
+	STP_MSG_ERROR = 19,		/* text, not NUL-terminated */
+	STP_MSG_EXITED = 20,		/* struct stp_msg_exited */
+};
+
+struct stp_msg_header {
+	stp_u32 type;
+	stp_u32 len;			/* payload bytes that follow */
+};
+
+struct stp_msg_start {
+	stp_s32 target_pid;		/* -x / -c, or 0 */
+};
+
+struct stp_msg_started {
+	stp_s32 status;			/* 0, or -errno if registration failed */
+};
+
+struct stp_msg_exited {
+	stp_u64 errors;			/* soft errors in handlers */
+	stp_u64 skipped;		/* probe hits not run (re-entry, ...) */
+	stp_u64 dropped_bytes;		/* output lost because relay buffers were full */
+	stp_u64 dropped_messages;	/* control messages lost because the queue was full */
+};
+
+#endif

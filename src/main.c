@@ -1,0 +1,609 @@
+/*
+ * main.c - the stap command: options, then the five passes in order.
+ */
+#include "stap.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PKGDATADIR
+#define PKGDATADIR "/usr/local/share/stapler"
+#endif
+#ifndef BINDIR
+#define BINDIR "/usr/local/bin"
+#endif
+#ifndef DEFAULT_KERNEL_BUILD
+#define DEFAULT_KERNEL_BUILD ""
+#endif
+
+static const char usage_text[] =
+"Stapler translator/driver (version " STAPLER_VERSION "), a SystemTap-compatible toolchain.\n"
+"\n"
+"Usage: stap [options] FILE [ARGS ...]     Run the script in FILE ('-' for stdin).\n"
+"   or: stap [options] -e SCRIPT [ARGS ...] Run the given script.\n"
+"\n"
+"ARGS are available to the script as $1 .. $N (tokens) and @1 .. @N (strings).\n"
+"\n"
+"Options (those marked * are not implemented yet and are refused):\n"
+"   --            end of options; the rest are the script and its arguments\n"
+"   -h, --help    show this help\n"
+"   -V, --version show the version\n"
+"   -v            more verbose: per-pass summaries, then more; repeatable\n"
+"   --vp ABCDE    verbosity of each pass, e.g. --vp 00021\n"
+"   -p NUM        stop after pass NUM: 1 parse, 2 elaborate, 3 translate,\n"
+"                 4 compile, 5 run (default); passes 1-3 print what they made,\n"
+"                 pass 4 copies the module to the current folder and prints its name\n"
+"   -e SCRIPT     run the given script instead of a file\n"
+"   -I DIR        look for tapset scripts in DIR too; repeatable\n"
+"   -D NM=VAL     define a C macro for the module, e.g. -D MAXACTION=5000\n"
+"   -B NM=VAL     pass an option to the kernel's kbuild make\n"
+"   -R DIR        look for the runtime in DIR\n"
+"   -r DIR        build for the kernel whose build tree is DIR\n"
+"   -r RELEASE    build for kernel RELEASE (/lib/modules/RELEASE/build)\n"
+"   -m MODULE     name the module MODULE instead of stap_HASH\n"
+"   -k            keep the temporary folder of passes 3 and 4, and say where\n"
+"   -g            guru mode: allow embedded C in the script\n"
+"   -u            unoptimized translation (there is no optimizer yet: a no-op)\n"
+"   -w            suppress warnings\n"
+"   -W            turn warnings into errors\n"
+"   -o FILE       send the script's output to FILE\n"
+"   --tmpdir DIR  make the temporary folder inside DIR\n"
+"   --disable-cache  do not use the module cache (there is no cache yet: a no-op)\n"
+" * -c CMD        start CMD, run the script while it runs, stop when it exits\n"
+" * -x PID        set target() to PID and stop when it exits\n"
+" * -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
+" * -l PROBE      list the probe points matching PROBE\n"
+" * -L PROBE      list matching probe points and their context variables\n"
+" * -s NUM        use NUM megabyte buffers for the output\n"
+" * -b            bulk mode: one output file per CPU\n"
+" * -S SIZE[,N]   switch output files at SIZE megabytes, keep N of them\n"
+" * -T SECONDS    end the session after SECONDS\n"
+" * --privilege=stapusr|stapsys|stapdev, --unprivileged\n"
+"                 build for a less privileged user\n"
+" * --suppress-handler-errors\n"
+"                 keep going after soft errors in probe handlers\n"
+" * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
+"                 list what the translator and its tapsets offer\n"
+"\n"
+"The runtime is found with -R, $SYSTEMTAP_RUNTIME, beside this program (a build\n"
+"tree), or in " PKGDATADIR "/runtime; tapsets likewise with $SYSTEMTAP_TAPSET.\n";
+
+enum long_only_options {
+	OPT_VP = 256,
+	OPT_TMPDIR,
+	OPT_DISABLE_CACHE,
+	OPT_PRIVILEGE,
+	OPT_UNPRIVILEGED,
+	OPT_SUPPRESS_HANDLER_ERRORS,
+	OPT_DUMP_PROBE_TYPES,
+	OPT_DUMP_PROBE_ALIASES,
+	OPT_DUMP_FUNCTIONS,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "vp", required_argument, NULL, OPT_VP },
+	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+	{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
+	{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
+	{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
+	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
+	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
+	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *tmpdir_parent = "/tmp";
+
+bool verbose_at(struct session *s, int pass, int level)
+{
+	return s->verbose[pass - 1] >= level;
+}
+
+static NORETURN void usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'stap --help' for more information.\n", stderr);
+	exit(1);
+}
+
+static NORETURN void not_implemented(const char *what)
+{
+	fprintf(stderr, "stap: %s is not implemented yet in stapler " STAPLER_VERSION ".\n", what);
+	exit(1);
+}
+
+static void print_version(void)
+{
+	printf("Stapler translator/driver (version %s/%s, SystemTap-compatible)\n",
+	       STAPLER_VERSION, dwfl_version(NULL));
+	printf("This is free software; see the source for copying conditions.\n");
+	printf("enabled features: kbuild relay\n");
+}
+
+/* ---- per-pass reports: "Pass N: ... using Xvirt/Yres/Zshr/Wdata kb, in ... ms." ---- */
+
+struct pass_clock {
+	struct rusage usage;
+	struct timespec wall;
+};
+
+/* CPU time of stap and of the programs it ran (make, the compiler). */
+static void cpu_usage(struct rusage *total)
+{
+	struct rusage children;
+
+	getrusage(RUSAGE_SELF, total);
+	getrusage(RUSAGE_CHILDREN, &children);
+	timeradd(&total->ru_utime, &children.ru_utime, &total->ru_utime);
+	timeradd(&total->ru_stime, &children.ru_stime, &total->ru_stime);
+}
+
+static void clock_start(struct pass_clock *pc)
+{
+	cpu_usage(&pc->usage);
+	clock_gettime(CLOCK_MONOTONIC, &pc->wall);
+}
+
+static long ms_between(struct timeval a, struct timeval b)
+{
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_usec - a.tv_usec) / 1000;
+}
+
+static char *usage_since(struct pass_clock *pc, bool with_memory)
+{
+	struct rusage now;
+	struct timespec wall;
+	unsigned long size = 0, resident = 0, shared = 0, text, lib, data = 0;
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	char *memory = xstrdup("");
+	char *s;
+	FILE *f;
+
+	cpu_usage(&now);
+	clock_gettime(CLOCK_MONOTONIC, &wall);
+	if (with_memory && (f = fopen("/proc/self/statm", "r"))) {
+		if (fscanf(f, "%lu %lu %lu %lu %lu %lu", &size, &resident, &shared, &text, &lib,
+			   &data) == 6) {
+			free(memory);
+			memory = xasprintf("using %luvirt/%lures/%lushr/%ludata kb, ",
+					   size * page_kb, resident * page_kb, shared * page_kb,
+					   data * page_kb);
+		}
+		fclose(f);
+	}
+	s = xasprintf("%sin %ldusr/%ldsys/%ldreal ms.", memory,
+		      ms_between(pc->usage.ru_utime, now.ru_utime),
+		      ms_between(pc->usage.ru_stime, now.ru_stime),
+		      (wall.tv_sec - pc->wall.tv_sec) * 1000 +
+			      (wall.tv_nsec - pc->wall.tv_nsec) / 1000000);
+	free(memory);
+	return s;
+}
+
+static const char *plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* ---- paths ---- */
+
+/* DIR/NAME beside the executable when it has MARKER (a build tree), else the installed one. */
+static const char *find_data_dir(const char *env, const char *name, const char *marker)
+{
+	const char *from_env = getenv(env);
+	char *exe_dir = dir_of_executable();
+
+	if (from_env && *from_env)
+		return from_env;
+	if (exe_dir) {
+		char *dir = xasprintf("%s/%s", exe_dir, name);
+		char *probe = xasprintf("%s/%s", dir, marker);
+		bool found = is_file(probe);
+
+		free(probe);
+		free(exe_dir);
+		if (found)
+			return dir;
+		free(dir);
+	}
+	return xasprintf("%s/%s", PKGDATADIR, name);
+}
+
+/* staprun/staprun in a build tree, staprun beside stap, else the installed one. */
+static const char *find_staprun(void)
+{
+	static const char *const candidates[] = { "staprun/staprun", "staprun" };
+	char *exe_dir = dir_of_executable();
+
+	for (int i = 0; exe_dir && i < 2; i++) {
+		char *path = xasprintf("%s/%s", exe_dir, candidates[i]);
+
+		if (is_file(path) && access(path, X_OK) == 0) {
+			free(exe_dir);
+			return path;
+		}
+		free(path);
+	}
+	free(exe_dir);
+	return BINDIR "/staprun";
+}
+
+/* UTS_RELEASE of a build tree (Debian's include/config/kernel.release holds the upstream
+ * version, not the package's release). */
+static char *build_tree_release(const char *dir)
+{
+	char *path = xasprintf("%s/include/generated/utsrelease.h", dir);
+	char *text = read_file(path, NULL);
+	char *release = NULL, *start, *end;
+
+	free(path);
+	if (text && (start = strstr(text, "UTS_RELEASE \"")) &&
+	    (end = strchr(start += strlen("UTS_RELEASE \""), '"')))
+		release = xstrndup(start, end - start);
+	free(text);
+	return release;
+}
+
+/* -r RELEASE or -r DIR; by default the running kernel, or the configured build tree. */
+static void choose_kernel(struct session *s, const char *r_option)
+{
+	struct utsname u;
+
+	if (r_option && strchr(r_option, '/')) {
+		char *release = build_tree_release(r_option);
+
+		if (!release)
+			usage_error("cannot tell the kernel release of build tree %s "
+				    "(no include/generated/utsrelease.h)", r_option);
+		s->kernel_release = release;
+		s->kernel_build_dir = r_option;
+		return;
+	}
+	if (r_option) {
+		s->kernel_release = r_option;
+	} else {
+		uname(&u);
+		s->kernel_release = xstrdup(u.release);
+	}
+	s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
+	if (!r_option && !is_dir(s->kernel_build_dir) && *DEFAULT_KERNEL_BUILD) {
+		/* No tree for the running kernel: use the one configure chose. */
+		choose_kernel(s, DEFAULT_KERNEL_BUILD);
+		if (verbose_at(s, 1, 1))
+			fprintf(stderr, "No build tree for the running kernel; using %s (%s)\n",
+				s->kernel_build_dir, s->kernel_release);
+	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_tmpdir(struct session *s)
+{
+	if (!s->tmpdir)
+		return;
+	if (s->keep_tmpdir)
+		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
+	else
+		nftw(s->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- options ---- */
+
+static void parse_vp(struct session *s, const char *digits)
+{
+	size_t n = strlen(digits);
+
+	if (n == 0 || n > 5 || strspn(digits, "0123456789") != n)
+		usage_error("--vp takes up to five digits, one per pass");
+	for (size_t i = 0; i < n; i++)
+		s->verbose[i] += digits[i] - '0';
+}
+
+static void check_define(const char *arg)
+{
+	size_t name_len = strcspn(arg, "=");
+
+	if (name_len == 0 || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_") != name_len ||
+	    (arg[0] >= '0' && arg[0] <= '9'))
+		usage_error("-D takes NAME or NAME=VALUE with a C identifier for NAME: '%s'", arg);
+}
+
+static void parse_options(struct session *s, int argc, char **argv)
+{
+	const char *r_option = NULL;
+	int opt;
+
+	s->last_pass = 5;
+	while ((opt = getopt_long(argc, argv, "+hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:",
+				  long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			print_version();
+			exit(0);
+		case 'v':
+			for (int i = 0; i < 5; i++)
+				s->verbose[i]++;
+			break;
+		case OPT_VP:
+			parse_vp(s, optarg);
+			break;
+		case 'p':
+			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '5')
+				usage_error("Invalid pass number '%s' (should be 1-5).", optarg);
+			s->last_pass = optarg[0] - '0';
+			break;
+		case 'e':
+			if (s->script_text)
+				usage_error("only one -e script is allowed");
+			s->script_text = optarg;
+			break;
+		case 'I':
+			strlist_add(&s->include_dirs, optarg);
+			break;
+		case 'D':
+			check_define(optarg);
+			strlist_add(&s->defines, optarg);
+			break;
+		case 'B':
+			strlist_add(&s->make_args, optarg);
+			break;
+		case 'R':
+			s->runtime_dir = optarg;
+			break;
+		case 'r':
+			r_option = optarg;
+			break;
+		case 'm':
+			if (!valid_module_name(optarg))
+				usage_error("invalid module name '%s': use letters, digits and '_', "
+					    "at most 55 characters", optarg);
+			s->module_name = optarg;
+			break;
+		case 'k':
+			s->keep_tmpdir = true;
+			break;
+		case 'g':
+			s->guru = true;
+			break;
+		case 'u':
+			s->unoptimized = true;
+			break;
+		case 'w':
+			s->suppress_warnings = true;
+			break;
+		case 'W':
+			s->warnings_as_errors = true;
+			break;
+		case 'o':
+			s->output_file = optarg;
+			break;
+		case OPT_TMPDIR:
+			tmpdir_parent = optarg;
+			break;
+		case OPT_DISABLE_CACHE:
+			break;
+		case 'c':
+			not_implemented("-c CMD (running a target command)");
+		case 'x':
+			not_implemented("-x PID (a target process)");
+		case 'G':
+			not_implemented("-G VAR=VAL (setting globals at load time)");
+		case 'l':
+		case 'L':
+			not_implemented("listing probe points (-l/-L)");
+		case 's':
+			not_implemented("-s NUM (output buffer size)");
+		case 'b':
+			not_implemented("-b (bulk mode)");
+		case 'S':
+			not_implemented("-S SIZE[,N] (output file switching)");
+		case 'T':
+			not_implemented("-T SECONDS (a time limit)");
+		case OPT_PRIVILEGE:
+		case OPT_UNPRIVILEGED:
+			not_implemented("building for unprivileged users (--privilege)");
+		case OPT_SUPPRESS_HANDLER_ERRORS:
+			not_implemented("--suppress-handler-errors");
+		case OPT_DUMP_PROBE_TYPES:
+		case OPT_DUMP_PROBE_ALIASES:
+		case OPT_DUMP_FUNCTIONS:
+			not_implemented("--dump-probe-types/--dump-probe-aliases/--dump-functions");
+		default:
+			fputs("Try 'stap --help' for more information.\n", stderr);
+			exit(1);
+		}
+	}
+	if (!s->script_text) {
+		if (optind >= argc)
+			usage_error("a script file or -e SCRIPT is needed");
+		s->script_file = argv[optind++];
+	}
+	for (; optind < argc; optind++)
+		strlist_add(&s->script_args, argv[optind]);
+
+	if (!s->runtime_dir)
+		s->runtime_dir = find_data_dir("SYSTEMTAP_RUNTIME", "runtime", "runtime.h");
+	s->tapset_dir = find_data_dir("SYSTEMTAP_TAPSET", "tapset", "logging.stp");
+	s->staprun_path = find_staprun();
+	choose_kernel(s, r_option);
+}
+
+static struct source_file *read_script(struct session *s)
+{
+	struct source_file *src = xcalloc(1, sizeof(*src));
+
+	if (s->script_text) {
+		src->name = "<input>";
+		src->text = xstrdup(s->script_text);
+		return src;
+	}
+	src->name = xstrdup(s->script_file);
+	src->text = read_file(strcmp(s->script_file, "-") == 0 ? "/dev/stdin" : s->script_file,
+			      NULL);
+	if (!src->text) {
+		fprintf(stderr, "ERROR: cannot read script '%s': %s\n", s->script_file,
+			strerror(errno));
+		exit(1);
+	}
+	if (strcmp(s->script_file, "-") == 0)
+		src->name = "<input>";
+	return src;
+}
+
+static int fail(struct session *s, int pass, const char *what)
+{
+	fprintf(stderr, "Pass %d: %s.  [man error::pass%d]\n", pass, what, pass);
+	remove_tmpdir(s);
+	return 1;
+}
+
+/* -p4: the module goes to the current folder. */
+static int copy_module_here(struct session *s)
+{
+	size_t len;
+	char *data = read_file(s->module_path, &len);
+	char *name = xasprintf("%s.ko", s->module_name);
+
+	if (!data || write_file(name, data, len)) {
+		fprintf(stderr, "ERROR: cannot copy %s to %s: %s\n", s->module_path, name,
+			strerror(errno));
+		return -1;
+	}
+	printf("%s\n", name);
+	free(data);
+	free(name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { 0 };
+	struct pass_clock clock;
+	struct source_file *script;
+	struct stapfile *user;
+	struct program *prog;
+	char *c_source, *report;
+	int errors = 0, rc;
+
+	parse_options(&s, argc, argv);
+	script = read_script(&s);
+
+	/* pass 1: parse */
+	clock_start(&clock);
+	user = parse_file(script, s.guru, &s.script_args, &errors);
+	if (errors) {
+		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
+		return fail(&s, 1, "parse failed");
+	}
+	if (verbose_at(&s, 1, 1)) {
+		report = usage_since(&clock, true);
+		fprintf(stderr, "Pass 1: parsed user script and 0 library scripts %s\n", report);
+		free(report);
+	}
+	if (s.last_pass == 1) {
+		dump_parse_tree(stdout, user);
+		return 0;
+	}
+
+	/* pass 2: elaborate */
+	clock_start(&clock);
+	prog = elaborate(&s, user, &errors);
+	if (errors)
+		return fail(&s, 2, "analysis failed");
+	if (verbose_at(&s, 2, 1)) {
+		report = usage_since(&clock, true);
+		fprintf(stderr, "Pass 2: analyzed script: %d %s, %d %s, %d %s, %d %s %s\n",
+			prog->nprobes, plural(prog->nprobes, "probe", "probes"), prog->nfunctions,
+			plural(prog->nfunctions, "function", "functions"), prog->nembeds,
+			plural(prog->nembeds, "embed", "embeds"), prog->nglobals,
+			plural(prog->nglobals, "global", "globals"), report);
+		free(report);
+	}
+	if (s.last_pass == 2) {
+		dump_program(stdout, prog, verbose_at(&s, 2, 1));
+		return 0;
+	}
+
+	/* pass 3: translate */
+	clock_start(&clock);
+	if (!s.module_name)
+		s.module_name = default_module_name(&s, script->text);
+	s.tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
+	if (!mkdtemp(s.tmpdir)) {
+		fprintf(stderr, "ERROR: cannot make a temporary folder in %s: %s\n", tmpdir_parent,
+			strerror(errno));
+		s.tmpdir = NULL;
+		return fail(&s, 3, "translation failed");
+	}
+	c_source = translate(&s, prog);
+	if (verbose_at(&s, 3, 1)) {
+		report = usage_since(&clock, true);
+		fprintf(stderr, "Pass 3: translated to C into \"%s/%s.c\" %s\n", s.tmpdir,
+			s.module_name, report);
+		free(report);
+	}
+	if (s.last_pass == 3) {
+		fputs(c_source, stdout);
+		remove_tmpdir(&s);
+		return 0;
+	}
+
+	/* pass 4: compile */
+	clock_start(&clock);
+	if (build_module(&s, c_source))
+		return fail(&s, 4, "compilation failed");
+	if (verbose_at(&s, 4, 1)) {
+		report = usage_since(&clock, false);
+		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" %s\n", s.module_name, report);
+		free(report);
+	}
+	if (s.last_pass == 4) {
+		rc = copy_module_here(&s);
+		remove_tmpdir(&s);
+		return rc ? 1 : 0;
+	}
+
+	/* pass 5: run */
+	clock_start(&clock);
+	if (verbose_at(&s, 5, 1))
+		fputs("Pass 5: starting run.\n", stderr);
+	rc = run_module(&s);
+	if (verbose_at(&s, 5, 1)) {
+		report = usage_since(&clock, false);
+		fprintf(stderr, "Pass 5: run completed %s\n", report);
+		free(report);
+	}
+	if (rc)
+		return fail(&s, 5, "run failed");
+	remove_tmpdir(&s);
+	return 0;
+}

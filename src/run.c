@@ -1,0 +1,75 @@
+/*
+ * run.c - pass 5: hand the module to staprun, which loads it and runs stapio.
+ */
+#include "stap.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile pid_t staprun_pid;
+
+/* stapio ends the session in order on SIGINT/SIGTERM/SIGHUP; pass them on. */
+static void forward_signal(int sig)
+{
+	if (staprun_pid > 0)
+		kill(staprun_pid, sig);
+}
+
+int run_module(struct session *s)
+{
+	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction forward = { .sa_handler = forward_signal }, old[3];
+	struct strlist argv = { 0 };
+	int status = 0;
+	pid_t pid;
+
+	strlist_add(&argv, s->staprun_path);
+	for (int i = 0; i < s->verbose[4]; i++)
+		strlist_add(&argv, "-v");
+	if (s->output_file) {
+		strlist_add(&argv, "-o");
+		strlist_add(&argv, s->output_file);
+	}
+	strlist_add(&argv, s->module_path);
+	if (verbose_at(s, 5, 2)) {
+		fputs("Running", stderr);
+		for (int i = 0; i < argv.count; i++)
+			fprintf(stderr, " %s", argv.items[i]);
+		fputc('\n', stderr);
+	}
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("ERROR: fork");
+		strlist_free(&argv);
+		return 1;
+	}
+	if (pid == 0) {
+		execv(s->staprun_path, argv.items);
+		fprintf(stderr, "ERROR: cannot run %s: %s\n", s->staprun_path, strerror(errno));
+		_exit(127);
+	}
+	staprun_pid = pid;
+	for (int i = 0; i < 3; i++)
+		sigaction(forwarded[i], &forward, &old[i]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	staprun_pid = 0;
+	for (int i = 0; i < 3; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+	strlist_free(&argv);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		fprintf(stderr, "WARNING: %s exited with status: %d\n", s->staprun_path,
+			WEXITSTATUS(status));
+	else
+		fprintf(stderr, "WARNING: %s ended by signal %d\n", s->staprun_path,
+			WTERMSIG(status));
+	return 1;
+}

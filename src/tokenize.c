@@ -1,0 +1,299 @@
+/*
+ * tokenize.c - pass 1, part 1: script text to a list of tokens.
+ *
+ * Comments (#, //, / * * /), numbers (decimal, octal, hex), strings with C escapes,
+ * identifiers (also $name, @name, $1, $#), keywords, operators, and embedded C %{ %}.
+ * Every token keeps its file, line and column.
+ */
+#include "stap.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const keywords[] = {
+	"probe", "global", "function", "private", "if", "else", "for", "foreach", "in",
+	"limit", "return", "delete", "while", "break", "continue", "next", "string",
+	"long", "try", "catch", NULL,
+};
+
+/* Longest first within a common prefix: the scanner takes the first match. */
+static const char *const operators[] = {
+	"<<<", "<<=", ">>=", "...",
+	"%{", "%}", "%(", "%)", "%?", "%:",
+	"=~", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".=",
+	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->",
+	"{", "}", "(", ")", "[", "]", ",", ";", ":", "?",
+	"+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "=", "<", ">", ".",
+	NULL,
+};
+
+struct lexer {
+	struct source_file *file;
+	const char *p;
+	int line, column;
+	int errors;
+	struct token head, *tail;
+};
+
+bool token_is(struct token *tok, const char *text)
+{
+	return (tok->kind == TOK_OPERATOR || tok->kind == TOK_KEYWORD) &&
+	       strcmp(tok->text, text) == 0;
+}
+
+static void advance(struct lexer *lx, size_t n)
+{
+	while (n-- && *lx->p) {
+		if (*lx->p == '\n') {
+			lx->line++;
+			lx->column = 1;
+		} else {
+			lx->column++;
+		}
+		lx->p++;
+	}
+}
+
+static struct token *new_token(struct lexer *lx, enum token_kind kind, int line, int column)
+{
+	struct token *tok = xcalloc(1, sizeof(*tok));
+
+	tok->kind = kind;
+	tok->file = lx->file;
+	tok->line = line;
+	tok->column = column;
+	lx->tail->next = tok;
+	lx->tail = tok;
+	return tok;
+}
+
+static void lex_error(struct lexer *lx, struct token *tok, const char *msg)
+{
+	diag_at("parse error", tok, "%s", msg);
+	lx->errors++;
+}
+
+/* Skips blanks and comments; false on an unterminated comment. */
+static bool skip_space(struct lexer *lx)
+{
+	for (;;) {
+		if (isspace((unsigned char)*lx->p)) {
+			advance(lx, 1);
+		} else if (*lx->p == '#' || (lx->p[0] == '/' && lx->p[1] == '/')) {
+			while (*lx->p && *lx->p != '\n')
+				advance(lx, 1);
+		} else if (lx->p[0] == '/' && lx->p[1] == '*') {
+			int line = lx->line, column = lx->column;
+
+			advance(lx, 2);
+			while (*lx->p && !(lx->p[0] == '*' && lx->p[1] == '/'))
+				advance(lx, 1);
+			if (!*lx->p) {
+				struct token *tok = new_token(lx, TOK_JUNK, line, column);
+
+				tok->text = xstrdup("/*");
+				lex_error(lx, tok, "Could not find matching '*/'");
+				return false;
+			}
+			advance(lx, 2);
+		} else {
+			return true;
+		}
+	}
+}
+
+static int hex_value(char c)
+{
+	if (isdigit((unsigned char)c))
+		return c - '0';
+	return tolower((unsigned char)c) - 'a' + 10;
+}
+
+static void lex_string(struct lexer *lx, struct token *tok)
+{
+	struct strbuf sb = { 0 };
+
+	advance(lx, 1);		/* opening quote */
+	while (*lx->p && *lx->p != '"') {
+		char c = *lx->p;
+
+		if (c != '\\') {
+			sb_putc(&sb, c);
+			advance(lx, 1);
+			continue;
+		}
+		advance(lx, 1);
+		c = *lx->p;
+		switch (c) {
+		case 'n': sb_putc(&sb, '\n'); break;
+		case 't': sb_putc(&sb, '\t'); break;
+		case 'r': sb_putc(&sb, '\r'); break;
+		case 'a': sb_putc(&sb, '\a'); break;
+		case 'b': sb_putc(&sb, '\b'); break;
+		case 'f': sb_putc(&sb, '\f'); break;
+		case 'v': sb_putc(&sb, '\v'); break;
+		case '\\': case '"': case '\'': case '?': sb_putc(&sb, c); break;
+		case 'x': {
+			int v = 0, digits = 0;
+
+			while (digits < 2 && isxdigit((unsigned char)lx->p[1])) {
+				advance(lx, 1);
+				v = v * 16 + hex_value(*lx->p);
+				digits++;
+			}
+			sb_putc(&sb, (char)v);
+			break;
+		}
+		case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+			int v = c - '0', digits = 1;
+
+			while (digits < 3 && lx->p[1] >= '0' && lx->p[1] <= '7') {
+				advance(lx, 1);
+				v = v * 8 + (*lx->p - '0');
+				digits++;
+			}
+			sb_putc(&sb, (char)v);
+			break;
+		}
+		case '\0':
+			continue;
+		default:
+			/* unknown escapes keep the backslash, as C compilers would warn about */
+			sb_putc(&sb, '\\');
+			sb_putc(&sb, c);
+		}
+		advance(lx, 1);
+	}
+	if (!*lx->p) {
+		tok->kind = TOK_JUNK;
+		tok->text = xstrdup("");
+		lex_error(lx, tok, "Could not find matching closing quote");
+		sb_free(&sb);
+		return;
+	}
+	advance(lx, 1);		/* closing quote */
+	tok->text = sb_steal(&sb);
+}
+
+/* Decimal literals fit a long (2^63 only as the operand of unary minus); hex and octal
+ * may use all 64 bits. */
+static void lex_number(struct lexer *lx, struct token *tok)
+{
+	const char *start = lx->p, *digits = start, *end = start;
+	unsigned long long v = 0;
+	bool bad = false;
+	int base = 10;
+
+	if (start[0] == '0' && (start[1] == 'x' || start[1] == 'X')) {
+		base = 16;
+		digits = end = start + 2;
+	} else if (start[0] == '0') {
+		base = 8;
+	}
+	while (isalnum((unsigned char)*end) || *end == '_')
+		end++;		/* the whole word, so the error names it */
+	bad = end == digits;
+	for (const char *p = digits; p < end && !bad; p++) {
+		int d = isdigit((unsigned char)*p) ? *p - '0' :
+			isalpha((unsigned char)*p) ? hex_value(*p) : 99;
+
+		if (d >= base || v > (~0ULL - d) / base)
+			bad = true;
+		else
+			v = v * base + d;
+	}
+	if (base == 10 && v > 9223372036854775808ULL)
+		bad = true;
+	tok->text = xstrndup(start, end - start);
+	tok->number = (int64_t)v;
+	advance(lx, end - start);
+	if (bad)
+		lex_error(lx, tok, "number invalid or out of range");
+}
+
+static bool is_ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_' || c == '$' || c == '@';
+}
+
+static bool is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
+static void lex_embedded(struct lexer *lx, struct token *tok)
+{
+	const char *start;
+
+	advance(lx, 2);		/* %{ */
+	start = lx->p;
+	while (*lx->p && !(lx->p[0] == '%' && lx->p[1] == '}'))
+		advance(lx, 1);
+	if (!*lx->p) {
+		tok->kind = TOK_JUNK;
+		tok->text = xstrdup("%{");
+		lex_error(lx, tok, "Could not find matching '%}'");
+		return;
+	}
+	tok->text = xstrndup(start, lx->p - start);
+	advance(lx, 2);		/* %} */
+}
+
+struct token *tokenize(struct source_file *file, int *errors)
+{
+	struct lexer lx = { .file = file, .p = file->text, .line = 1, .column = 1 };
+
+	lx.tail = &lx.head;
+	while (skip_space(&lx) && *lx.p) {
+		struct token *tok = new_token(&lx, TOK_OPERATOR, lx.line, lx.column);
+		char c = *lx.p;
+
+		if (c == '"') {
+			tok->kind = TOK_STRING;
+			lex_string(&lx, tok);
+		} else if (isdigit((unsigned char)c)) {
+			tok->kind = TOK_NUMBER;
+			lex_number(&lx, tok);
+		} else if ((c == '$' || c == '@') && lx.p[1] == '#') {
+			tok->kind = TOK_IDENT;
+			tok->text = xstrndup(lx.p, 2);
+			advance(&lx, 2);
+		} else if (is_ident_start(c)) {
+			const char *start = lx.p;
+			size_t n = 1;
+
+			while (is_ident_char(start[n]))
+				n++;
+			tok->kind = TOK_IDENT;
+			tok->text = xstrndup(start, n);
+			advance(&lx, n);
+			for (int i = 0; keywords[i]; i++)
+				if (strcmp(tok->text, keywords[i]) == 0)
+					tok->kind = TOK_KEYWORD;
+		} else if (c == '%' && lx.p[1] == '{') {
+			tok->kind = TOK_EMBEDDED;
+			lex_embedded(&lx, tok);
+		} else {
+			for (int i = 0; operators[i]; i++) {
+				if (starts_with(lx.p, operators[i])) {
+					tok->text = xstrdup(operators[i]);
+					break;
+				}
+			}
+			if (!tok->text) {
+				tok->kind = TOK_JUNK;
+				tok->text = xstrndup(lx.p, 1);
+				advance(&lx, 1);
+				lex_error(&lx, tok, "unexpected character");
+				continue;
+			}
+			advance(&lx, strlen(tok->text));
+		}
+		if (lx.errors > 0 && tok->kind == TOK_JUNK)
+			break;	/* an unterminated string or comment ate the rest */
+	}
+	new_token(&lx, TOK_EOF, lx.line, lx.column)->text = xstrdup("");
+	*errors += lx.errors;
+	return lx.head.next;
+}

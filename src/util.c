@@ -1,0 +1,435 @@
+/*
+ * util.c - memory, strings, files and the diagnostic printer shared by all passes.
+ */
+#include "stap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static NORETURN void out_of_memory(void)
+{
+	fputs("ERROR: out of memory\n", stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	return sb_steal(&sb);
+}
+
+bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	struct strbuf sb = { 0 };
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_putn(&sb, buf, n);
+	}
+	close(fd);
+	if (len)
+		*len = sb.len;
+	if (!sb.data)
+		return xstrdup("");
+	return sb_steal(&sb);
+}
+
+int write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		data += n;
+		len -= n;
+	}
+	return close(fd);
+}
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The folder holding the running program, to find runtime/ and tapset/ in a build tree. */
+char *dir_of_executable(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	return xstrdup(dirname(path));
+}
+
+/* FNV-1a, 64 bits: names modules and keys caches, not security. */
+uint64_t hash64(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Levenshtein distance, for "did you mean" lists. */
+int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int *row = xcalloc(lb + 1, sizeof(*row));
+	int result;
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diagonal = row[0];
+
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int above = row[j];
+			int best = diagonal + (a[i - 1] != b[j - 1]);
+
+			if (above + 1 < best)
+				best = above + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diagonal = above;
+		}
+	}
+	result = row[lb];
+	free(row);
+	return result;
+}
+
+struct candidate {
+	const char *name;
+	int distance, order;
+};
+
+static int compare_candidates(const void *x, const void *y)
+{
+	const struct candidate *a = x, *b = y;
+
+	if (a->distance != b->distance)
+		return a->distance - b->distance;
+	return a->order - b->order;
+}
+
+char *similar_names(const char *name, const char *const *names, int count)
+{
+	enum { MAX_SUGGESTIONS = 5, MAX_DISTANCE = 3 };
+	struct candidate *c = xcalloc(count + 1, sizeof(*c));
+	struct strbuf sb = { 0 };
+	int n = 0, shown = 0;
+
+	for (int i = 0; i < count; i++) {
+		int d = edit_distance(name, names[i]);
+
+		if (d <= MAX_DISTANCE && d < (int)strlen(names[i]))
+			c[n++] = (struct candidate){ names[i], d, i };
+	}
+	qsort(c, n, sizeof(*c), compare_candidates);
+	for (int i = 0; i < n && shown < MAX_SUGGESTIONS; i++) {
+		bool seen = false;
+
+		for (int k = 0; k < i; k++)
+			seen |= strcmp(c[k].name, c[i].name) == 0;
+		if (seen)
+			continue;
+		sb_puts(&sb, shown++ ? ", " : " (similar: ");
+		sb_puts(&sb, c[i].name);
+	}
+	if (shown)
+		sb_putc(&sb, ')');
+	free(c);
+	return sb_steal(&sb);
+}
+
+/* ---- strbuf ---- */
+
+static void sb_reserve(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	while (sb->len + extra + 1 > sb->cap)
+		sb->cap = sb->cap ? sb->cap * 2 : 64;
+	sb->data = xrealloc(sb->data, sb->cap);
+}
+
+void sb_putn(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_reserve(sb, n);
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = '\0';
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_putn(sb, &c, 1);
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return;
+	sb_reserve(sb, n);
+	vsnprintf(sb->data + sb->len, n + 1, fmt, ap);
+	sb->len += n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+/* Writes s as a C (and stap) string literal. */
+void sb_put_c_string(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		switch (c) {
+		case '"': sb_puts(sb, "\\\""); break;
+		case '\\': sb_puts(sb, "\\\\"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		case '\r': sb_puts(sb, "\\r"); break;
+		case '\a': sb_puts(sb, "\\a"); break;
+		case '\b': sb_puts(sb, "\\b"); break;
+		case '\f': sb_puts(sb, "\\f"); break;
+		case '\v': sb_puts(sb, "\\v"); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				sb_printf(sb, "\\%03o", c);
+			else
+				sb_putc(sb, c);
+		}
+	}
+	sb_putc(sb, '"');
+}
+
+char *sb_steal(struct strbuf *sb)
+{
+	char *p = sb->data ? sb->data : xstrdup("");
+
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+	return p;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->data);
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void strlist_add(struct strlist *l, const char *s)
+{
+	if (l->count + 1 >= l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
+	}
+	l->items[l->count++] = xstrdup(s);
+	l->items[l->count] = NULL;
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (int i = 0; i < l->count; i++)
+		free(l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- diagnostics ---- */
+
+const char *token_kind_name(enum token_kind kind)
+{
+	switch (kind) {
+	case TOK_IDENT: return "identifier";
+	case TOK_KEYWORD: return "keyword";
+	case TOK_NUMBER: return "number";
+	case TOK_STRING: return "string";
+	case TOK_OPERATOR: return "operator";
+	case TOK_EMBEDDED: return "embedded-code";
+	case TOK_JUNK: return "junk";
+	case TOK_EOF: return "end of input";
+	}
+	return "token";
+}
+
+/* The text of line LINE (1-based) of FILE, without its newline. */
+static char *source_line(struct source_file *file, int line)
+{
+	const char *p = file->text;
+	const char *end;
+
+	for (int i = 1; i < line && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return xstrdup("");
+	end = strchr(p, '\n');
+	return xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/*
+ * KIND is "parse error", "semantic error" or "WARNING".  A parse error names the token on a
+ * line of its own ("saw: ..."); the others name it after the message, as stap does.  Then the
+ * source line, and a caret under the token's column.
+ */
+int diag_quiet;
+
+void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
+{
+	struct strbuf sb = { 0 };
+	int width = (int)strlen(kind);	/* labels align under the end of KIND */
+	bool own_line = strcmp(kind, "parse error") == 0;
+
+	if (diag_quiet)
+		return;
+	sb_printf(&sb, "%s: ", kind);
+	sb_vprintf(&sb, fmt, ap);
+	if (tok) {
+		char *line = source_line(tok->file, tok->line);
+
+		if (own_line)
+			sb_printf(&sb, "\n%*s: ", width, tok->kind == TOK_EOF ? "at" : "saw");
+		else
+			sb_puts(&sb, ": ");
+		sb_puts(&sb, token_kind_name(tok->kind));
+		if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED)
+			sb_printf(&sb, " '%s'", tok->text);
+		sb_printf(&sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
+		sb_printf(&sb, "%*s: %s\n", width, "source", line);
+		/* the caret sits under the column; tabs stay tabs so it lines up */
+		sb_printf(&sb, "%*s  ", width, "");
+		for (int i = 1; i < tok->column && line[i - 1]; i++)
+			sb_putc(&sb, line[i - 1] == '\t' ? '\t' : ' ');
+		sb_puts(&sb, "^\n");
+		free(line);
+	}
+	if (strcmp(kind, "WARNING") != 0)
+		sb_putc(&sb, '\n');	/* errors end with a blank line, warnings do not */
+	fputs(sb.data, stderr);
+	sb_free(&sb);
+}
+
+void diag_at(const char *kind, struct token *tok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vat(kind, tok, fmt, ap);
+	va_end(ap);
+}

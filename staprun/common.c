@@ -1,0 +1,100 @@
+/*
+ * common.c - messages and paths shared by staprun and stapio.
+ */
+#include "staprun.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *program_name = "staprun";
+int verbosity;
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void say(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < level)
+		return;
+	fprintf(stderr, "%s: ", program_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+char *module_debugfs_path(const char *module, const char *name)
+{
+	size_t size = strlen(DEBUGFS_ROOT) + strlen(STP_DEBUGFS_DIR) + strlen(module) +
+		      (name ? strlen(name) : 0) + 4;
+	char *path = malloc(size);
+
+	if (!path)
+		fatal("out of memory");
+	snprintf(path, size, "%s/%s/%s%s%s", DEBUGFS_ROOT, STP_DEBUGFS_DIR, module,
+		 name ? "/" : "", name ? name : "");
+	return path;
+}
+
+/* The transport lives in debugfs; mount it if nobody has. */
+bool ensure_debugfs_mounted(void)
+{
+	FILE *mounts = fopen("/proc/mounts", "r");
+	char line[1024];
+	bool mounted = false;
+
+	if (mounts) {
+		while (!mounted && fgets(line, sizeof(line), mounts))
+			mounted = strstr(line, " " DEBUGFS_ROOT " debugfs ") != NULL;
+		fclose(mounts);
+	}
+	if (mounted)
+		return true;
+	say(1, "mounting debugfs on %s", DEBUGFS_ROOT);
+	if (mount("debugfs", DEBUGFS_ROOT, "debugfs", 0, NULL) == 0)
+		return true;
+	fprintf(stderr, "ERROR: cannot mount debugfs on %s: %s\n", DEBUGFS_ROOT, strerror(errno));
+	return false;
+}
+
+static bool is_regular_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *sibling_program(const char *name, const char *fallback)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		char path[PATH_MAX + 64];
+
+		exe[n] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", dirname(exe), name);
+		if (is_regular_executable(path))
+			return strdup(path);
+	}
+	return strdup(fallback);
+}
