@@ -5,6 +5,7 @@
 #include "stap.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void dump_statement(struct strbuf *sb, struct node *n);
@@ -24,7 +25,10 @@ void dump_expr(struct strbuf *sb, struct node *n)
 		sb_printf(sb, "%" PRId64, n->number);
 		break;
 	case ND_STRING:
-		sb_put_c_string(sb, n->string);
+		if (n->raw)
+			sb_printf(sb, "\"%s\"", n->raw);	/* as written, like stap */
+		else
+			sb_put_c_string(sb, n->string);
 		break;
 	case ND_VAR:
 		sb_puts(sb, n->string);
@@ -191,6 +195,12 @@ static void dump_locals(struct strbuf *sb, struct symbol *locals)
 		sb_printf(sb, "  %s:%s\n", l->name, type_name(l->type));
 }
 
+static int compare_function_names(const void *a, const void *b)
+{
+	return strcmp((*(struct function *const *)a)->name, (*(struct function *const *)b)->name);
+}
+
+/* Functions are listed by name, as stap -p2 does. */
 void dump_program(FILE *out, struct program *prog, bool bodies)
 {
 	struct strbuf sb = { 0 };
@@ -201,8 +211,16 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 			sb_printf(&sb, "%s:%s\n", g->name, type_name(g->type));
 	}
 	if (prog->functions) {
+		struct function **sorted = xcalloc(prog->nfunctions, sizeof(*sorted));
+		int n = 0;
+
+		for (struct function *f = prog->functions; f; f = f->next_used)
+			sorted[n++] = f;
+		qsort(sorted, n, sizeof(*sorted), compare_function_names);
 		sb_puts(&sb, "# functions\n");
-		for (struct function *f = prog->functions; f; f = f->next_used) {
+		for (int i = 0; i < n; i++) {
+			struct function *f = sorted[i];
+
 			sb_printf(&sb, "%s:%s (", f->name, type_name(f->return_type));
 			for (struct symbol *a = f->params; a; a = a->next)
 				sb_printf(&sb, "%s:%s%s", a->name, type_name(a->type),
@@ -219,6 +237,7 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 				sb_puts(&sb, " }\n");
 			}
 		}
+		free(sorted);
 	}
 	sb_puts(&sb, "# probes\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {

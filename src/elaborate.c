@@ -502,7 +502,7 @@ struct program *elaborate(struct session *s, struct stapfile *user, int *errors)
 		infer_program(&el);
 		for (struct probe *p = user->probes; p; p = p->next)
 			check_resolved(&el, p->locals);
-			for (struct function *f = prog->functions; f; f = f->next_used) {
+		for (struct function *f = prog->functions; f; f = f->next_used) {
 			check_resolved(&el, f->params);
 			check_resolved(&el, f->locals);
 		}

@@ -8,6 +8,7 @@
 #include "stap.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const begin_end_names[] = { "begin", "end", "never", NULL };

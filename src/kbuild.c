@@ -1,7 +1,7 @@
 /*
  * kbuild.c - pass 4: the C file to a .ko with the target kernel's own kbuild.
  *
- * The work folder gets MODULE.c and a Kbuild file; then
+ * Pass 3 left MODULE.c in the work folder; this adds a Kbuild file and runs
  *   make -C /lib/modules/REL/build M=WORKDIR modules [-B options]
  * Compiler output is kept in WORKDIR/make.log and shown when the build fails.
  */
@@ -81,9 +81,8 @@ static void show_log(const char *path)
 	}
 }
 
-int build_module(struct session *s, const char *c_source)
+int build_module(struct session *s)
 {
-	char *c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	char *kbuild_path = xasprintf("%s/Kbuild", s->tmpdir);
 	char *log_path = xasprintf("%s/make.log", s->tmpdir);
 	char *ko_path = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
@@ -95,8 +94,7 @@ int build_module(struct session *s, const char *c_source)
 	int status, rc = -1;
 	pid_t pid;
 
-	if (write_file(c_path, c_source, strlen(c_source)) ||
-	    write_file(kbuild_path, kbuild, strlen(kbuild))) {
+	if (write_file(kbuild_path, kbuild, strlen(kbuild))) {
 		fprintf(stderr, "ERROR: cannot write to %s: %s\n", s->tmpdir, strerror(errno));
 		goto out;
 	}
@@ -155,7 +153,6 @@ int build_module(struct session *s, const char *c_source)
 	rc = 0;
 out:
 	strlist_free(&argv);
-	free(c_path);
 	free(kbuild_path);
 	free(log_path);
 	free(ko_path);

@@ -511,7 +511,7 @@ int main(int argc, char **argv)
 	struct source_file *script;
 	struct stapfile *user;
 	struct program *prog;
-	char *c_source, *report;
+	char *c_source, *c_path, *report;
 	int errors = 0, rc;
 
 	parse_options(&s, argc, argv);
@@ -565,10 +565,14 @@ int main(int argc, char **argv)
 		return fail(&s, 3, "translation failed");
 	}
 	c_source = translate(&s, prog);
+	c_path = xasprintf("%s/%s.c", s.tmpdir, s.module_name);
+	if (write_file(c_path, c_source, strlen(c_source))) {
+		fprintf(stderr, "ERROR: cannot write %s: %s\n", c_path, strerror(errno));
+		return fail(&s, 3, "translation failed");
+	}
 	if (verbose_at(&s, 3, 1)) {
 		report = usage_since(&clock, true);
-		fprintf(stderr, "Pass 3: translated to C into \"%s/%s.c\" %s\n", s.tmpdir,
-			s.module_name, report);
+		fprintf(stderr, "Pass 3: translated to C into \"%s\" %s\n", c_path, report);
 		free(report);
 	}
 	if (s.last_pass == 3) {
@@ -579,7 +583,7 @@ int main(int argc, char **argv)
 
 	/* pass 4: compile */
 	clock_start(&clock);
-	if (build_module(&s, c_source))
+	if (build_module(&s))
 		return fail(&s, 4, "compilation failed");
 	if (verbose_at(&s, 4, 1)) {
 		report = usage_since(&clock, false);

@@ -92,12 +92,9 @@ static struct token *expect_ident(struct parser *ps)
 /* Skips to the next top-level declaration after an error. */
 static void synchronize(struct parser *ps)
 {
-	struct token *start = ps->tok;
-
 	while (ps->tok->kind != TOK_EOF) {
-		if (ps->tok != start && (peek(ps, "probe") || peek(ps, "function") ||
-					 peek(ps, "global") || peek(ps, "private") ||
-					 ps->tok->kind == TOK_EMBEDDED))
+		if (peek(ps, "probe") || peek(ps, "function") || peek(ps, "global") ||
+		    peek(ps, "private") || ps->tok->kind == TOK_EMBEDDED)
 			return;
 		next_token(ps);
 	}
@@ -149,6 +146,7 @@ static struct node *primary(struct parser *ps)
 		next_token(ps);
 		n = new_node(ND_STRING, tok);
 		n->string = tok->text;
+		n->raw = tok->raw;
 		return n;
 	}
 	if (accept(ps, "(")) {
@@ -377,7 +375,7 @@ static struct node *expr(struct parser *ps)
 
 /*
  * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
- *           | "next" | "return" expr? | expr
+ *           | "next" ";"? | "return" expr? ";"? | expr ";"?
  */
 static struct node *statement(struct parser *ps)
 {
@@ -398,14 +396,18 @@ static struct node *statement(struct parser *ps)
 			n->els = statement(ps);
 		return n;
 	}
-	if (accept(ps, "next"))
-		return new_node(ND_NEXT, tok);
+	if (accept(ps, "next")) {
+		n = new_node(ND_NEXT, tok);
+		accept(ps, ";");
+		return n;
+	}
 	if (accept(ps, "return")) {
 		if (!ps->in_function)
 			syntax_error(ps, tok, "found 'return' not in function context");
 		n = new_node(ND_RETURN, tok);
 		if (!peek(ps, ";") && !peek(ps, "}"))
 			n->lhs = expr(ps);
+		accept(ps, ";");
 		return n;
 	}
 	if (tok->kind == TOK_KEYWORD &&
@@ -414,10 +416,11 @@ static struct node *statement(struct parser *ps)
 		syntax_error(ps, tok, "'%s' statements are not implemented yet", tok->text);
 	n = new_node(ND_EXPR_STMT, tok);
 	n->lhs = expr(ps);
+	accept(ps, ";");	/* ends a simple statement; after a block it would be one */
 	return n;
 }
 
-/* block = "{" (statement ";"?)* "}" */
+/* block = "{" statement* "}" */
 static struct node *block(struct parser *ps)
 {
 	struct node *n = new_node(ND_BLOCK, expect(ps, "{"));
@@ -427,9 +430,6 @@ static struct node *block(struct parser *ps)
 		if (ps->tok->kind == TOK_EOF)
 			syntax_error(ps, ps->tok, "expected '}'");
 		tail = tail->next = statement(ps);
-		/* a ';' after a statement ends it; it is not a statement of its own */
-		if (tail->kind != ND_NULL_STMT)
-			accept(ps, ";");
 	}
 	n->body = head.next;
 	return n;

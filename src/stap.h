@@ -95,6 +95,7 @@ enum token_kind {
 struct token {
 	enum token_kind kind;
 	char *text;		/* spelling; for strings the decoded value */
+	char *raw;		/* strings: the spelling between the quotes */
 	int64_t number;		/* TOK_NUMBER */
 	struct source_file *file;
 	int line, column;	/* 1-based */
@@ -173,6 +174,7 @@ struct node {
 	struct node *next;
 	int64_t number;		/* ND_NUMBER */
 	char *string;		/* ND_STRING value, ND_VAR/ND_CALL name */
+	char *raw;		/* ND_STRING as written, escapes and all (or NULL) */
 	struct symbol *sym;	/* ND_VAR, resolved by pass 2 */
 	struct function *func;	/* ND_CALL, resolved by pass 2 */
 	enum print_builtin print;	/* ND_CALL of a print builtin */
@@ -378,7 +380,7 @@ char *translate(struct session *s, struct program *prog);
 const char *probe_handler_name(struct derived_probe *dp);
 
 /* kbuild.c */
-int build_module(struct session *s, const char *c_source);
+int build_module(struct session *s);
 char *default_module_name(struct session *s, const char *script_text);
 bool valid_module_name(const char *name);
 

@@ -113,8 +113,10 @@ static int hex_value(char c)
 static void lex_string(struct lexer *lx, struct token *tok)
 {
 	struct strbuf sb = { 0 };
+	const char *start;
 
 	advance(lx, 1);		/* opening quote */
+	start = lx->p;
 	while (*lx->p && *lx->p != '"') {
 		char c = *lx->p;
 
@@ -172,6 +174,7 @@ static void lex_string(struct lexer *lx, struct token *tok)
 		sb_free(&sb);
 		return;
 	}
+	tok->raw = xstrndup(start, lx->p - start);
 	advance(lx, 1);		/* closing quote */
 	tok->text = sb_steal(&sb);
 }

@@ -106,7 +106,7 @@ static int new_temp(struct body *b)
 
 static const char *c_type(enum stap_type type)
 {
-	return type == TYPE_STRING ? "const char *" : "s64";
+	return type == TYPE_STRING ? "const char *" : "s64 ";
 }
 
 /* The C for "a OP b" on longs, given operand expressions that are safe to repeat. */
@@ -124,6 +124,8 @@ static char *long_operation(const char *op, const char *a, const char *b, struct
 		return xasprintf("stp_shift_left(%s, %s)", a, b);
 	if (strcmp(op, ">>") == 0)
 		return xasprintf("stp_shift_right(%s, %s)", a, b);
+	if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0 || strcmp(op, "*") == 0)
+		return xasprintf("(s64)((u64)(%s) %s (u64)(%s))", a, op, b);	/* wraps */
 	return xasprintf("(%s %s %s)", a, op, b);
 }
 
@@ -218,21 +220,27 @@ static char *assign(struct body *b, struct node *n)
 	return s;
 }
 
+/* All arguments first; nothing is printed if one of them failed. */
 static char *print_call(struct body *b, struct node *n)
 {
 	struct strbuf sb = { 0 };
+	int id = b->unique++, i = 0;
 
 	sb_puts(&sb, "({ ");
-	for (struct node *a = n->args; a; a = a->next) {
+	for (struct node *a = n->args; a; a = a->next, i++) {
 		char *arg = expr(b, a);
 
-		sb_printf(&sb, "%s(%s); ", a->type == TYPE_STRING ? "_stp_print" : "_stp_print_long",
-			  arg);
+		sb_printf(&sb, "%s__p%d_%d = %s; ", c_type(a->type), id, i, arg);
 		free(arg);
 	}
+	sb_puts(&sb, "if (likely(!c->last_error)) { ");
+	i = 0;
+	for (struct node *a = n->args; a; a = a->next, i++)
+		sb_printf(&sb, "%s(__p%d_%d); ",
+			  a->type == TYPE_STRING ? "_stp_print" : "_stp_print_long", id, i);
 	if (n->print == PRINT_PRINTLN)
 		sb_puts(&sb, "_stp_print_char('\\n'); ");
-	sb_puts(&sb, "})");
+	sb_puts(&sb, "} })");
 	return sb_steal(&sb);
 }
 
@@ -249,6 +257,7 @@ static char *function_call(struct body *b, struct node *n)
 	struct symbol *param;
 	struct node *a;
 	bool has_value = f->return_type != TYPE_UNKNOWN;
+	char *where;
 
 	sb_puts(&sb, "({ ");
 	if (has_value)
@@ -260,12 +269,14 @@ static char *function_call(struct body *b, struct node *n)
 		sb_printf(&sb, "%s__arg%d_%d = %s; ", c_type(param->type), id, i, arg);
 		free(arg);
 	}
+	where = c_location(n->tok);
 	sb_printf(&sb, "if (likely(!c->last_error)) { "
-		  "if (unlikely(c->nesting >= MAXNESTING)) { "
+		  "if (unlikely(c->nesting >= MAXNESTING)) { c->last_stmt = %s; "
 		  "stp_soft_error(c, \"MAXNESTING exceeded\"); } else { "
 		  "struct function_%s_locals *__f%d = &STP_FRAME(c, c->nesting + 1)->function_%s; "
 		  "memset(__f%d, 0, sizeof(*__f%d)); ",
-		  f->name, id, f->name, id, id);
+		  where, f->name, id, f->name, id, id);
+	free(where);
 	for (param = f->params, i = 0; param; param = param->next, i++) {
 		if (param->type == TYPE_STRING)
 			sb_printf(&sb, "stp_string_copy(__f%d->l_%s, __arg%d_%d); ", id, param->name,

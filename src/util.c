@@ -418,6 +418,8 @@ void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
 			sb_putc(&sb, line[i - 1] == '\t' ? '\t' : ' ');
 		sb_puts(&sb, "^\n");
 		free(line);
+	} else {
+		sb_putc(&sb, '\n');
 	}
 	if (strcmp(kind, "WARNING") != 0)
 		sb_putc(&sb, '\n');	/* errors end with a blank line, warnings do not */

@@ -1,0 +1,110 @@
+# cli.sh - layer 2c: the command lines of stap and staprun, as users type them.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+work=$WORK/cli
+rm -rf "$work"
+mkdir -p "$work"
+hello='probe begin { println("hello world") exit() }'
+
+# expect NAME STATUS REGEX COMMAND...: COMMAND exits with STATUS and its output (stdout
+# and stderr together) matches the extended regular expression REGEX, line by line; a
+# REGEX starting with (?s) is a Perl one matched against the whole output.
+expect() {
+	local name=$1 status=$2 regex=$3 out actual
+	shift 3
+	out=$(cd "$work" && "$@" 2>&1 </dev/null)
+	actual=$?
+	if [ "$actual" != "$status" ]; then
+		fail "cli: $name (status $actual, expected $status)" "$out"
+	elif [[ $regex == "(?s)"* ]] && ! grep -Pzq -- "$regex" <<<"$out"; then
+		fail "cli: $name (output does not match /$regex/)" "$out"
+	elif [[ $regex != "(?s)"* ]] && ! grep -Eq -- "$regex" <<<"$out"; then
+		fail "cli: $name (output does not match /$regex/)" "$out"
+	else
+		pass "cli: $name"
+	fi
+}
+
+expect "-V prints the version" 0 '^Stapler translator/driver \(version [0-9.]+/[0-9.]+' "$STAP" -V
+expect "--version prints the version" 0 '^Stapler translator/driver' "$STAP" --version
+
+help=$("$STAP" --help 2>&1)
+missing=()
+for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -s -b -S -T \
+	-V -h --help --version --tmpdir --disable-cache --privilege --unprivileged \
+	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases; do
+	grep -Eq -- "(^|[ ,])$option([ ,=]|\$)" <<<"$help" || missing+=("$option")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	pass "cli: --help documents every option"
+else
+	fail "cli: --help documents every option (missing: ${missing[*]})"
+fi
+expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
+
+# options whose pass is not built yet refuse plainly
+for refused in "-c true" "-x 1" "-G var=1" "-l begin" "-L begin" "-s 4" "-b" "-S 1" "-T 5" \
+	"--privilege=stapusr" "--unprivileged" "--suppress-handler-errors" "--dump-functions"; do
+	read -r -a words <<<"$refused"
+	expect "$refused is refused until implemented" 1 'is not implemented yet' \
+		"$STAP" "${words[@]}" -e "$hello"
+done
+
+expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
+expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
+expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \
+	"$STAP" --frobnicate -e "$hello"
+expect "-m takes a valid module name" 1 "invalid module name 'bad-name'" \
+	"$STAP" -m bad-name -e "$hello"
+expect "-D takes a C identifier" 1 "-D takes NAME or NAME=VALUE" "$STAP" -D 1x=2 -e "$hello"
+expect "a missing script file is reported" 1 \
+	"ERROR: cannot read script '/nonexistent/x.stp': No such file or directory" \
+	"$STAP" -p1 /nonexistent/x.stp
+expect "-u, -w and -W are accepted" 0 '^begin /\* <- begin \*/' "$STAP" -u -w -W -p2 -e "$hello"
+
+printf '%s\n' "$hello" >"$work/hello.stp"
+expect "the script may come from a file" 0 '^# file hello.stp' "$STAP" -p1 hello.stp
+expect "the script may come from standard input" 0 '^# file <input>' \
+	bash -c "printf '%s' '$hello' | '$STAP' -p1 -"
+expect "-v reports passes 1 and 2" 0 \
+	'Pass 2: analyzed script: 1 probe, 1 function, 0 embeds, 0 globals using [0-9]+virt/' \
+	"$STAP" -v -p2 -e "$hello"
+expect "-p3 prints the C that includes the runtime" 0 \
+	'#include "runtime.h"' "$STAP" -p3 -e "$hello"
+out=$("$STAP" -k -p3 -m kept -e "$hello" 2>&1 >/dev/null)
+kept=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' <<<"$out")
+if [ -n "$kept" ] && [ -f "$kept/kept.c" ]; then
+	pass "cli: -k keeps the temporary folder with the C file"
+	rm -rf "$kept"
+else
+	fail "cli: -k keeps the temporary folder with the C file" "$out"
+fi
+
+# passes 4 and 5 on this machine need the reference kernel's headers
+if rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) && [ -d "/lib/modules/$rel/build" ]; then
+	expect "compiler errors in embedded C point at the script" 1 \
+		'<input>:1:[0-9]+:.*error' \
+		"$STAP" -g -p4 -r "$rel" -e 'function f() %{ this is not C; %} probe begin { f() }'
+	if [ "$(uname -r)" != "$rel" ] && [ "$(id -u)" = 0 ]; then
+		expect "pass 5 runs staprun, which refuses a module for another kernel" 1 \
+			"(?s)was built for kernel \"$rel\", but this is kernel.*Pass 5: run failed" \
+			"$STAP" -r "$rel" -e "$hello"
+	fi
+else
+	skip "cli: passes 4-5 on the host (no reference kernel headers; run ./setup)"
+fi
+
+expect "staprun -h shows its usage" 0 'Usage: staprun \[options\] MODULE' "$STAPRUN" -h
+expect "staprun refuses options not built yet" 1 'staprun option -c is not implemented yet' \
+	"$STAPRUN" -c true x.ko
+printf 'not a module\n' >"$work/fake.ko"
+if [ "$(id -u)" = 0 ]; then
+	expect "staprun refuses a file that is not a module" 1 'is not an ELF kernel module' \
+		"$STAPRUN" fake.ko
+	if command -v setpriv >/dev/null; then
+		expect "staprun refuses users who are not root" 1 'you must be root' \
+			setpriv --reuid=65534 --regid=65534 --clear-groups "$STAPRUN" fake.ko
+	fi
+else
+	skip "cli: staprun's checks as root (not running as root)"
+fi

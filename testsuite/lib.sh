@@ -1,0 +1,83 @@
+# lib.sh - what the test layers share.  Sourced by testsuite/*.sh.
+#
+# A layer prints one line per test: "PASS: name", "FAIL: name" (details indented below),
+# or "SKIP: name (why)".  testsuite/run-tests counts them.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STAP=$top/stap
+STAPRUN=$top/staprun/staprun
+STAPIO=$top/staprun/stapio
+WORK=${STAPLER_TEST_WORK:-$top/testsuite/work}
+# STAPLER_UPDATE=1 rewrites expected-output files from what the programs print now.
+UPDATE=${STAPLER_UPDATE:-0}
+
+pass() { echo "PASS: $*"; }
+skip() { echo "SKIP: $*"; }
+fail() {
+	echo "FAIL: $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | head -n 40 | sed 's/^/    /'
+	return 0
+}
+
+# expect_same NAME EXPECTED_FILE ACTUAL_FILE: passes when they are equal; with
+# STAPLER_UPDATE=1 copies ACTUAL over EXPECTED instead.
+expect_same() {
+	local name=$1 expected=$2 actual=$3
+	if [ "$UPDATE" = 1 ]; then
+		cp "$actual" "$expected"
+		pass "$name (expected output updated)"
+	elif [ ! -f "$expected" ]; then
+		fail "$name" "no expected file $expected; this run printed:" "$(cat "$actual")"
+	elif cmp -s "$expected" "$actual"; then
+		pass "$name"
+	else
+		fail "$name" "$(diff -u "$expected" "$actual" | tail -n +3)"
+	fi
+}
+
+# Reads NAME.opts (stap options, whitespace-separated) and NAME.args (one script
+# argument per line) beside a test script into the arrays opts and args.
+read_case_options() {
+	local base=$1
+	opts=()
+	args=()
+	[ -f "$base.opts" ] && read -r -a opts <"$base.opts"
+	[ -f "$base.args" ] && mapfile -t args <"$base.args"
+	return 0
+}
+
+# check_translator_cases DIR PASS: every DIR/NAME.stp goes through stap -pPASS (plus
+# NAME.opts and NAME.args).  With DIR/NAME.err the script must be rejected with exactly
+# that standard error; otherwise accepted, printing exactly DIR/NAME.pPASS and nothing
+# on standard error.
+check_translator_cases() {
+	local dir=$1 pass=$2 layer
+	layer=$(basename "$dir")
+	mkdir -p "$WORK/$layer"
+	for script in "$dir"/*.stp; do
+		[ -e "$script" ] || continue
+		local name base out err status
+		name=$(basename "$script" .stp)
+		base=$dir/$name
+		out=$WORK/$layer/$name.out
+		err=$WORK/$layer/$name.err
+		read_case_options "$base"
+		(cd "$dir" && "$STAP" -p"$pass" "${opts[@]}" "$name.stp" "${args[@]}") \
+			>"$out" 2>"$err" </dev/null
+		status=$?
+		if [ -f "$base.err" ] || { [ "$UPDATE" = 1 ] && [ $status -ne 0 ] && [ ! -f "$base.p$pass" ]; }; then
+			if [ $status -ne 1 ]; then
+				fail "$layer: $name is rejected (status $status, expected 1)" "$(cat "$err")"
+			else
+				expect_same "$layer: $name is rejected" "$base.err" "$err"
+			fi
+		elif [ $status -ne 0 ]; then
+			fail "$layer: $name is accepted (status $status)" "$(cat "$err")"
+		elif [ -s "$err" ]; then
+			fail "$layer: $name is accepted without messages" "$(cat "$err")"
+		else
+			expect_same "$layer: $name" "$base.p$pass" "$out"
+		fi
+	done
+}

@@ -1,0 +1,153 @@
+# vm.sh - layers 3 and 4: modules built with pass 4 against the reference kernel (compiler
+# warnings are errors), then run in ONE boot of the reference VM together with the tests of
+# the harness itself.
+#
+# testsuite/run/NAME.stp   a script; the module is built with stap -p4 -m NAME
+#   NAME.out              its expected standard output in the guest
+#   NAME.err              its expected standard error (default: none)
+#   NAME.status           its expected exit status (default: 0)
+#   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
+#   NAME.job              the guest's commands instead of "staprun NAME.ko"
+# testsuite/harness/NAME/  a test of the harness (see harness/README)
+# Every job must also leave the kernel log clean and no module behind, unless its test
+# says otherwise (the harness tests check their own verdicts).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+vm=$top/testsuite/vm
+if ! rel=$("$vm/reference-release" 2>/dev/null); then
+	skip "vm: every test (no reference kernel headers; run ./setup)"
+	exit 0
+fi
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "vm: every test (qemu-system-x86_64 is not installed; run ./setup)"
+	exit 0
+fi
+kbuild=/lib/modules/$rel/build
+work=$WORK/vm
+rm -rf "$work"
+mkdir -p "$work/build" "$work/batch" "$work/results"
+JOB_TIMEOUT=30
+PARALLEL=$(nproc 2>/dev/null || echo 2)
+
+# ---- builds (layer 3), in parallel ----
+
+build_one() {
+	local name=$1 dir=$work/build/$1
+	local -a opts args
+	mkdir -p "$dir"
+	cp "$top/testsuite/run/$name.stp" "$dir/"
+	read_case_options "$top/testsuite/run/$name"
+	(cd "$dir" && "$STAP" -p4 -r "$rel" -m "$name" -B KCFLAGS=-Werror "${opts[@]}" \
+		"$name.stp" "${args[@]}" >stdout 2>stderr </dev/null)
+	echo $? >"$dir/status"
+}
+
+names=()
+for script in "$top"/testsuite/run/*.stp; do
+	[ -e "$script" ] || continue
+	names+=("$(basename "$script" .stp)")
+done
+running=0
+for name in "${names[@]}"; do
+	build_one "$name" &
+	running=$((running + 1))
+	if [ $running -ge "$PARALLEL" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+for name in "${names[@]}"; do
+	dir=$work/build/$name
+	if [ "$(cat "$dir/status")" != 0 ] || [ "$(cat "$dir/stdout")" != "$name.ko" ] ||
+		[ ! -f "$dir/$name.ko" ]; then
+		fail "build: $name (stap -p4 status $(cat "$dir/status"))" "$(cat "$dir/stdout" "$dir/stderr")"
+		continue
+	fi
+	pass "build: $name"
+	job=$work/batch/$name
+	mkdir -p "$job"
+	cp "$dir/$name.ko" "$job/"
+	if [ -f "$top/testsuite/run/$name.job" ]; then
+		cp "$top/testsuite/run/$name.job" "$job/run"
+	else
+		echo "staprun $name.ko" >"$job/run"
+	fi
+	echo $JOB_TIMEOUT >"$job/timeout"
+done
+
+# A module for another kernel is refused before the kernel sees it (the host is not
+# the reference kernel); and a file that is not a module is refused too.
+if [ -f "$work/build/hello/hello.ko" ] && [ "$(uname -r)" != "$rel" ]; then
+	if out=$("$STAPRUN" "$work/build/hello/hello.ko" 2>&1); then
+		fail "staprun: refuses a module built for another kernel (it ran)" "$out"
+	elif grep -q "was built for kernel \"$rel\", but this is kernel \"$(uname -r)\"" <<<"$out"; then
+		pass "staprun: refuses a module built for another kernel"
+	else
+		fail "staprun: refuses a module built for another kernel" "$out"
+	fi
+fi
+
+# ---- the harness's own tests ----
+
+harness_tests=()
+for dir in "$top"/testsuite/harness/*/; do
+	[ -f "$dir/run" ] || continue
+	name=$(basename "$dir")
+	fixture=$(cat "$dir/fixture")
+	if ! ko=$("$top/testsuite/fixtures/build-fixture" "$top/testsuite/fixtures/$fixture" \
+		"$rel" "$work/fixtures" 2>&1); then
+		fail "harness: fixture $fixture builds" "$ko"
+		continue
+	fi
+	mkdir -p "$work/batch/$name"
+	cp "$ko" "$dir/run" "$work/batch/$name/"
+	echo $JOB_TIMEOUT >"$work/batch/$name/timeout"
+	harness_tests+=("$name")
+done
+
+# ---- one boot (layer 4) ----
+
+if [ -z "$(ls "$work/batch")" ]; then
+	skip "vm: the guest run (nothing was built)"
+	exit 0
+fi
+start=$(date +%s)
+"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "$work/batch" "$work/results" \
+	2>"$work/vm-batch.log"
+batch_status=$?
+echo "vm: one boot, $(ls "$work/batch" | wc -l) jobs, $(($(date +%s) - start)) s"
+if [ $batch_status -ne 0 ]; then
+	fail "vm: the guest ran every job (vm-batch status $batch_status)" \
+		"$(cat "$work/vm-batch.log")" "$(tail -n 30 "$work/results/console.log" 2>/dev/null)"
+fi
+
+for name in "${names[@]}"; do
+	r=$work/results/$name
+	[ -d "$work/batch/$name" ] || continue
+	base=$top/testsuite/run/$name
+	expected_status=0
+	[ -f "$base.status" ] && expected_status=$(cat "$base.status")
+	if [ ! -f "$r/status" ]; then
+		fail "run: $name (no result)"
+		continue
+	fi
+	problems=()
+	[ "$(cat "$r/status")" = "$expected_status" ] ||
+		problems+=("exit status $(cat "$r/status"), expected $expected_status")
+	[ "$(cat "$r/verdict")" = clean ] ||
+		problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
+	if [ ${#problems[@]} -gt 0 ]; then
+		fail "run: $name" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" "stderr:" "$(cat "$r/stderr")"
+		continue
+	fi
+	expect_same "run: $name (output)" "$base.out" "$r/stdout"
+	if [ -f "$base.err" ] || [ -s "$r/stderr" ]; then
+		expect_same "run: $name (errors)" "$base.err" "$r/stderr"
+	fi
+done
+
+for name in "${harness_tests[@]}"; do
+	bash "$top/testsuite/harness/$name/check" "$work/results/$name"
+done
