@@ -52,7 +52,7 @@ check: all
 
 # The demo: hello world, built here and run in the reference virtual machine.
 demo: all
-	testsuite/demo
+	examples/run-in-vm examples/hello.stp
 
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkglibexecdir) \

@@ -11,12 +11,15 @@
 #include <string.h>
 
 #define MAX_PARSE_ERRORS 50
+/* Deeper nesting is refused rather than risking the stack of this and later passes. */
+#define MAX_NESTING_DEPTH 1000
 
 struct parser {
 	struct token *tok;		/* current token */
 	struct stapfile *file;
 	bool privileged;		/* tapset file or -g: embedded C allowed */
 	bool in_function;
+	int depth;			/* recursion depth of the parser */
 	int errors;
 	jmp_buf recover;
 	struct embed **embed_tail;
@@ -49,8 +52,39 @@ static struct node *new_node(enum node_kind kind, struct token *tok)
 
 	n->kind = kind;
 	n->tok = tok;
-	n->temp = -1;
 	return n;
+}
+
+/* Guards each recursive rule: enter() on the way in, leave() on the way out. */
+static void enter(struct parser *ps)
+{
+	if (++ps->depth > MAX_NESTING_DEPTH)
+		syntax_error(ps, ps->tok, "nested too deeply (more than %d levels)",
+			     MAX_NESTING_DEPTH);
+}
+
+static void leave(struct parser *ps)
+{
+	ps->depth--;
+}
+
+static int height(struct node *n)
+{
+	return n ? n->height : 0;
+}
+
+static int max_height(struct node *a, struct node *b)
+{
+	return height(a) > height(b) ? height(a) : height(b);
+}
+
+/* Left-associative chains loop rather than recurse, so their height is checked here. */
+static void set_height(struct parser *ps, struct node *n, int h)
+{
+	n->height = h;
+	if (h > MAX_NESTING_DEPTH)
+		syntax_error(ps, n->tok, "expression nested too deeply (more than %d levels)",
+			     MAX_NESTING_DEPTH);
 }
 
 static struct token *next_token(struct parser *ps)
@@ -102,14 +136,15 @@ static void synchronize(struct parser *ps)
 
 /* ---- expressions ---- */
 
-static struct node *new_binary(enum node_kind kind, struct token *op, struct node *lhs,
-			       struct node *rhs)
+static struct node *new_binary(struct parser *ps, enum node_kind kind, struct token *op,
+			       struct node *lhs, struct node *rhs)
 {
 	struct node *n = new_node(kind, op);
 
 	n->op = op->text;
 	n->lhs = lhs;
 	n->rhs = rhs;
+	set_height(ps, n, 1 + max_height(lhs, rhs));
 	return n;
 }
 
@@ -150,7 +185,9 @@ static struct node *primary(struct parser *ps)
 		return n;
 	}
 	if (accept(ps, "(")) {
+		enter(ps);
 		n = expr(ps);
+		leave(ps);
 		expect(ps, ")");
 		return n;
 	}
@@ -161,7 +198,12 @@ static struct node *primary(struct parser *ps)
 		if (accept(ps, "(")) {
 			n = new_node(ND_CALL, tok);
 			n->string = tok->text;
+			enter(ps);
 			call_args(ps, n);
+			leave(ps);
+			for (struct node *a = n->args; a; a = a->next)
+				if (height(a) + 1 > n->height)
+					set_height(ps, n, height(a) + 1);
 			return n;
 		}
 		n = new_node(ND_VAR, tok);
@@ -180,7 +222,10 @@ static struct node *unary(struct parser *ps)
 		struct node *n = new_node(ND_UNARY, next_token(ps));
 
 		n->op = tok->text;
+		enter(ps);
 		n->lhs = unary(ps);
+		leave(ps);
+		set_height(ps, n, 1 + height(n->lhs));
 		return n;
 	}
 	if (peek(ps, "++") || peek(ps, "--"))
@@ -196,7 +241,7 @@ static struct node *multiplicative(struct parser *ps)
 	while (peek(ps, "*") || peek(ps, "/") || peek(ps, "%")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, unary(ps));
+		n = new_binary(ps, ND_BINARY, op, n, unary(ps));
 	}
 	return n;
 }
@@ -209,7 +254,7 @@ static struct node *additive(struct parser *ps)
 	while (peek(ps, "+") || peek(ps, "-")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, multiplicative(ps));
+		n = new_binary(ps, ND_BINARY, op, n, multiplicative(ps));
 	}
 	return n;
 }
@@ -222,7 +267,7 @@ static struct node *concatenation(struct parser *ps)
 	while (peek(ps, ".")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_CONCAT, op, n, additive(ps));
+		n = new_binary(ps, ND_CONCAT, op, n, additive(ps));
 	}
 	return n;
 }
@@ -235,7 +280,7 @@ static struct node *shift(struct parser *ps)
 	while (peek(ps, "<<") || peek(ps, ">>")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, concatenation(ps));
+		n = new_binary(ps, ND_BINARY, op, n, concatenation(ps));
 	}
 	return n;
 }
@@ -249,7 +294,7 @@ static struct node *comparison(struct parser *ps)
 	       peek(ps, "==") || peek(ps, "!=")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_COMPARE, op, n, shift(ps));
+		n = new_binary(ps, ND_COMPARE, op, n, shift(ps));
 	}
 	if (peek(ps, "=~") || peek(ps, "!~") || peek(ps, "in"))
 		syntax_error(ps, ps->tok, "'%s' is not implemented yet", ps->tok->text);
@@ -264,7 +309,7 @@ static struct node *bit_and(struct parser *ps)
 	while (peek(ps, "&")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, comparison(ps));
+		n = new_binary(ps, ND_BINARY, op, n, comparison(ps));
 	}
 	return n;
 }
@@ -277,7 +322,7 @@ static struct node *bit_xor(struct parser *ps)
 	while (peek(ps, "^")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, bit_and(ps));
+		n = new_binary(ps, ND_BINARY, op, n, bit_and(ps));
 	}
 	return n;
 }
@@ -290,7 +335,7 @@ static struct node *bit_or(struct parser *ps)
 	while (peek(ps, "|")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_BINARY, op, n, bit_xor(ps));
+		n = new_binary(ps, ND_BINARY, op, n, bit_xor(ps));
 	}
 	return n;
 }
@@ -303,7 +348,7 @@ static struct node *logical_and(struct parser *ps)
 	while (peek(ps, "&&")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_LOGICAL, op, n, bit_or(ps));
+		n = new_binary(ps, ND_LOGICAL, op, n, bit_or(ps));
 	}
 	return n;
 }
@@ -316,7 +361,7 @@ static struct node *logical_or(struct parser *ps)
 	while (peek(ps, "||")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ND_LOGICAL, op, n, logical_and(ps));
+		n = new_binary(ps, ND_LOGICAL, op, n, logical_and(ps));
 	}
 	return n;
 }
@@ -330,9 +375,13 @@ static struct node *ternary(struct parser *ps)
 		struct node *t = new_node(ND_TERNARY, next_token(ps));
 
 		t->cond = n;
+		enter(ps);
 		t->then = expr(ps);
 		expect(ps, ":");
 		t->els = ternary(ps);
+		leave(ps);
+		set_height(ps, t, 1 + (height(n) > max_height(t->then, t->els) ?
+				       height(n) : max_height(t->then, t->els)));
 		return t;
 	}
 	return n;
@@ -360,7 +409,9 @@ static struct node *assignment(struct parser *ps)
 
 		if (n->kind != ND_VAR)
 			syntax_error(ps, op, "expected an lvalue on the left of '%s'", op->text);
-		n = new_binary(ND_ASSIGN, op, n, assignment(ps));
+		enter(ps);
+		n = new_binary(ps, ND_ASSIGN, op, n, assignment(ps));
+		leave(ps);
 	}
 	return n;
 }
@@ -377,7 +428,19 @@ static struct node *expr(struct parser *ps)
  * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
  *           | "next" ";"? | "return" expr? ";"? | expr ";"?
  */
+static struct node *statement_body(struct parser *ps);
+
 static struct node *statement(struct parser *ps)
+{
+	struct node *n;
+
+	enter(ps);
+	n = statement_body(ps);
+	leave(ps);
+	return n;
+}
+
+static struct node *statement_body(struct parser *ps)
 {
 	struct token *tok = ps->tok;
 	struct node *n;
@@ -692,6 +755,7 @@ static void parse_declarations(struct parser *ps)
 			toplevel(ps);
 		} else {
 			ps->in_function = false;
+			ps->depth = 0;
 			if (ps->tok == before)
 				next_token(ps);
 			synchronize(ps);

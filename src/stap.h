@@ -178,7 +178,7 @@ struct node {
 	struct symbol *sym;	/* ND_VAR, resolved by pass 2 */
 	struct function *func;	/* ND_CALL, resolved by pass 2 */
 	enum print_builtin print;	/* ND_CALL of a print builtin */
-	int temp;		/* pass 3: index of a string temporary, or -1 */
+	int height;		/* of the expression tree under it (bounded by the parser) */
 };
 
 enum symbol_kind { SYM_LOCAL, SYM_PARAM, SYM_GLOBAL };

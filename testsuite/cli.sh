@@ -108,3 +108,23 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "cli: staprun's checks as root (not running as root)"
 fi
+
+# make install puts the programs, runtime, tapsets and man pages where the issue says
+inst=$work/install
+if out=$(make -s -C "$top" install DESTDIR="$inst" prefix=/usr 2>&1); then
+	missing=()
+	for f in bin/stap bin/staprun libexec/stapler/stapio share/stapler/runtime/runtime.h \
+		share/stapler/tapset/logging.stp share/man/man1/stap.1 share/man/man8/staprun.8; do
+		[ -e "$inst/usr/$f" ] || missing+=("$f")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		pass "cli: make install honours prefix and DESTDIR"
+	else
+		fail "cli: make install honours prefix and DESTDIR (missing: ${missing[*]})"
+	fi
+	expect "an installed stap finds the tapsets named by SYSTEMTAP_TAPSET" 0 '^warn:unknown' \
+		env SYSTEMTAP_TAPSET="$inst/usr/share/stapler/tapset" \
+		"$inst/usr/bin/stap" -p2 -e 'probe begin { warn("x") }'
+else
+	fail "cli: make install honours prefix and DESTDIR" "$out"
+fi
