@@ -161,7 +161,6 @@ static struct function *lookup_function(struct elaborator *el, struct node *call
 		if (*tail == file)
 			return find_function_in(file, call->string);
 	*tail = file;
-	el->prog->tapset_files++;
 	for (struct embed *e = file->embeds; e; e = e->next)
 		el->prog->nembeds++;
 	return find_function_in(file, call->string);

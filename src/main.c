@@ -555,8 +555,12 @@ int main(int argc, char **argv)
 
 	/* pass 3: translate */
 	clock_start(&clock);
-	if (!s.module_name)
-		s.module_name = default_module_name(&s, script->text);
+	if (!s.module_name) {
+		char *name = default_module_name(&s, script->text);
+
+		/* a session's module carries our pid so two runs of a script can coexist */
+		s.module_name = s.last_pass == 5 ? xasprintf("%s_%d", name, (int)getpid()) : name;
+	}
 	s.tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
 	if (!mkdtemp(s.tmpdir)) {
 		fprintf(stderr, "ERROR: cannot make a temporary folder in %s: %s\n", tmpdir_parent,

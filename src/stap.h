@@ -330,7 +330,6 @@ struct program {
 	struct symbol *globals;
 	int nglobals;
 	int nembeds;
-	int tapset_files;		/* how many library files pass 2 loaded */
 };
 
 /* A probe family: one file in src/ (its builder), glue in runtime/. */
@@ -359,7 +358,6 @@ struct tapset_index;
 struct tapset_index *tapset_index_open(struct session *s);
 /* Parse (once) and return the tapset file that defines function NAME, or NULL. */
 struct stapfile *tapset_find_function(struct tapset_index *ix, const char *name, int *errors);
-int tapset_index_files(struct tapset_index *ix);
 int tapset_function_names(struct tapset_index *ix, const char ***names);
 
 /* elaborate.c */
@@ -372,12 +370,10 @@ struct program *elaborate(struct session *s, struct stapfile *user, int *errors)
 /* translate.c */
 struct emitter {
 	struct strbuf out;
-	int indent;
 	struct session *session;
 };
 void emit(struct emitter *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *translate(struct session *s, struct program *prog);
-const char *probe_handler_name(struct derived_probe *dp);
 
 /* kbuild.c */
 int build_module(struct session *s);

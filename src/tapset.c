@@ -134,12 +134,3 @@ int tapset_function_names(struct tapset_index *ix, const char ***names)
 		(*names)[i] = ix->functions[i].name;
 	return ix->nfunctions;
 }
-
-int tapset_index_files(struct tapset_index *ix)
-{
-	int parsed = 0;
-
-	for (int i = 0; i < ix->nfiles; i++)
-		parsed += ix->files[i].parsed != NULL;
-	return parsed;
-}
