@@ -80,10 +80,12 @@ static void _stp_error(const char *fmt, ...)
 		_stp_exit();
 }
 
+/* From a handler: what it printed so far goes out first, to keep the order. */
 static void _stp_warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	_stp_print_flush();
 	va_start(ap, fmt);
 	stp_ctl_vprintf(STP_MSG_WARNING, "WARNING: ", fmt, ap);
 	va_end(ap);

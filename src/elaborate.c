@@ -60,6 +60,7 @@ static void derive_probes(struct elaborator *el, struct probe *p)
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		const struct probe_family *family = find_probe_family(pp);
 		struct derived_probe *dp = NULL;
+		bool built;
 
 		if (pp->condition) {
 			semantic_error(el, pp->condition->tok,
@@ -76,8 +77,12 @@ static void derive_probes(struct elaborator *el, struct probe *p)
 			}
 			continue;
 		}
-		if (!family->build(el->session, p, pp, &dp)) {
-			el->errors++;
+		/* an optional point that does not resolve is dropped without a word */
+		diag_quiet += pp->optional;
+		built = family->build(el->session, p, pp, &dp);
+		diag_quiet -= pp->optional;
+		if (!built) {
+			el->errors += !pp->optional;
 			continue;
 		}
 		for (; dp; dp = dp->next) {
@@ -86,6 +91,8 @@ static void derive_probes(struct elaborator *el, struct probe *p)
 			tail = &dp->next;
 		}
 		*tail = NULL;
+		if (pp->sufficient)
+			break;		/* '!': this point suffices, skip the rest */
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -53,10 +54,10 @@ static const char usage_text[] =
 "   -k            keep the temporary folder of passes 3 and 4, and say where\n"
 "   -g            guru mode: allow embedded C in the script\n"
 "   -u            unoptimized translation (there is no optimizer yet: a no-op)\n"
-"   -w            suppress warnings\n"
-"   -W            turn warnings into errors\n"
+"   -w            suppress warnings (no pass emits warnings yet: a no-op)\n"
+"   -W            turn warnings into errors (likewise a no-op for now)\n"
 "   -o FILE       send the script's output to FILE\n"
-"   --tmpdir DIR  make the temporary folder inside DIR\n"
+"   --tmpdir DIR  make the temporary folder inside DIR (default $TMPDIR, /tmp)\n"
 "   --disable-cache  do not use the module cache (there is no cache yet: a no-op)\n"
 " * -c CMD        start CMD, run the script while it runs, stop when it exits\n"
 " * -x PID        set target() to PID and stop when it exits\n"
@@ -302,6 +303,29 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
+static void remove_tmpdir(struct session *s);
+
+/* Ctrl-C during passes 1-4 still cleans up (pass 5 forwards signals to staprun). */
+static struct session *interrupted_session;
+
+static void on_interrupt(int sig)
+{
+	if (interrupted_session)
+		remove_tmpdir(interrupted_session);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_interrupts(struct session *s)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	interrupted_session = s;
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigaction(signals[i], &sa, NULL);
+}
+
 static void remove_tmpdir(struct session *s)
 {
 	if (!s->tmpdir)
@@ -313,6 +337,13 @@ static void remove_tmpdir(struct session *s)
 }
 
 /* ---- options ---- */
+
+static const char *absolute_path(const char *path)
+{
+	char *resolved = realpath(path, NULL);
+
+	return resolved ? resolved : path;
+}
 
 static void parse_vp(struct session *s, const char *digits)
 {
@@ -340,6 +371,8 @@ static void parse_options(struct session *s, int argc, char **argv)
 	int opt;
 
 	s->last_pass = 5;
+	if (getenv("TMPDIR") && *getenv("TMPDIR"))
+		tmpdir_parent = getenv("TMPDIR");
 	while ((opt = getopt_long(argc, argv, "+hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:",
 				  long_options, NULL)) != -1) {
 		switch (opt) {
@@ -452,6 +485,9 @@ static void parse_options(struct session *s, int argc, char **argv)
 
 	if (!s->runtime_dir)
 		s->runtime_dir = find_data_dir("SYSTEMTAP_RUNTIME", "runtime", "runtime.h");
+	/* kbuild runs in the kernel's tree: relative paths would point there */
+	s->runtime_dir = absolute_path(s->runtime_dir);
+	tmpdir_parent = absolute_path(tmpdir_parent);
 	s->tapset_dir = find_data_dir("SYSTEMTAP_TAPSET", "tapset", "logging.stp");
 	s->staprun_path = find_staprun();
 	choose_kernel(s, r_option);
@@ -561,6 +597,7 @@ int main(int argc, char **argv)
 		/* a session's module carries our pid so two runs of a script can coexist */
 		s.module_name = s.last_pass == 5 ? xasprintf("%s_%d", name, (int)getpid()) : name;
 	}
+	catch_interrupts(&s);
 	s.tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
 	if (!mkdtemp(s.tmpdir)) {
 		fprintf(stderr, "ERROR: cannot make a temporary folder in %s: %s\n", tmpdir_parent,
@@ -595,9 +632,10 @@ int main(int argc, char **argv)
 		free(report);
 	}
 	if (s.last_pass == 4) {
-		rc = copy_module_here(&s);
+		if (copy_module_here(&s))
+			return fail(&s, 4, "failed");
 		remove_tmpdir(&s);
-		return rc ? 1 : 0;
+		return 0;
 	}
 
 	/* pass 5: run */
@@ -605,13 +643,13 @@ int main(int argc, char **argv)
 	if (verbose_at(&s, 5, 1))
 		fputs("Pass 5: starting run.\n", stderr);
 	rc = run_module(&s);
+	if (rc)
+		return fail(&s, 5, "run failed");
 	if (verbose_at(&s, 5, 1)) {
 		report = usage_since(&clock, false);
 		fprintf(stderr, "Pass 5: run completed %s\n", report);
 		free(report);
 	}
-	if (rc)
-		return fail(&s, 5, "run failed");
 	remove_tmpdir(&s);
 	return 0;
 }

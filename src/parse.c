@@ -592,10 +592,14 @@ static enum stap_type type_annotation(struct parser *ps)
 	syntax_error(ps, ps->tok, "expected 'long' or 'string'");
 }
 
-static void check_embedded_allowed(struct parser *ps, struct token *tok)
+/* Consumes the %{ %} block either way, so recovery does not report it twice. */
+static struct token *embedded_code(struct parser *ps)
 {
+	struct token *tok = next_token(ps);
+
 	if (!ps->privileged)
 		syntax_error(ps, tok, "embedded code in unprivileged script; need stap -g");
+	return tok;
 }
 
 /*
@@ -628,8 +632,7 @@ static void function(struct parser *ps)
 		expect(ps, ")");
 	}
 	if (ps->tok->kind == TOK_EMBEDDED) {
-		check_embedded_allowed(ps, ps->tok);
-		f->embedded = next_token(ps);
+		f->embedded = embedded_code(ps);
 	} else {
 		ps->in_function = true;
 		f->body = block(ps);
@@ -675,8 +678,7 @@ static void toplevel(struct parser *ps)
 	} else if (tok->kind == TOK_EMBEDDED) {
 		struct embed *e = xcalloc(1, sizeof(*e));
 
-		check_embedded_allowed(ps, tok);
-		e->code = next_token(ps);
+		e->code = embedded_code(ps);
 		*ps->embed_tail = e;
 		ps->embed_tail = &e->next;
 	} else {

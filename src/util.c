@@ -215,7 +215,7 @@ char *similar_names(const char *name, const char *const *names, int count)
 	for (int i = 0; i < count; i++) {
 		int d = edit_distance(name, names[i]);
 
-		if (d <= MAX_DISTANCE && d < (int)strlen(names[i]))
+		if (d > 0 && d <= MAX_DISTANCE && d < (int)strlen(names[i]))
 			c[n++] = (struct candidate){ names[i], d, i };
 	}
 	qsort(c, n, sizeof(*c), compare_candidates);

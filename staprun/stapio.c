@@ -48,16 +48,21 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+static bool output_failed;
+
+/* A full disk or a closed pipe ends the session, with an error status. */
 static void write_all(int fd, const char *buf, size_t len)
 {
-	while (len > 0) {
+	while (len > 0 && !output_failed) {
 		ssize_t n = write(fd, buf, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EPIPE)
-				stop_requested = 1;	/* nobody reads: end the session */
+			if (errno != EPIPE)
+				fprintf(stderr, "ERROR: writing the output: %s\n", strerror(errno));
+			output_failed = true;
+			stop_requested = 1;
 			return;
 		}
 		buf += n;
@@ -316,7 +321,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ERROR: writing %s: %s\n", output_file, strerror(errno));
 		s.status = 1;
 	}
-	if (remove_module(&s))
+	if (remove_module(&s) || output_failed)
 		s.status = 1;
 	return s.status;
 }

@@ -28,7 +28,8 @@ static const char usage_text[] =
 "       staprun -d MODULE\n"
 "\n"
 "Loads a module built by stap -p4, runs it (output on standard output), and removes it\n"
-"when the script exits or on Ctrl-C.  VAR=VALUE sets module parameters.\n"
+"when the script exits or on Ctrl-C.  VAR=VALUE arguments are passed to the module as\n"
+"parameters (for stap -G, which is not implemented yet).\n"
 "\n"
 "   -v          more verbose; repeatable\n"
 "   -o FILE     send the script's output to FILE\n"
@@ -179,17 +180,20 @@ int main(int argc, char **argv)
 			fatal("staprun option -%c is not implemented yet", opt);
 		}
 	}
-	refuse_unprivileged();
-	if (remove_name)
-		return remove_module(remove_name);
-	if (optind >= argc) {
+	if (!remove_name && optind >= argc) {
 		fputs(usage_text, stderr);
 		return 1;
 	}
+	refuse_unprivileged();
+	if (remove_name)
+		return remove_module(remove_name);
 
 	uname(&uts);
 	path = find_module(argv[optind++], uts.release);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && !strchr(argv[optind - 1], '/'))
+		fatal("cannot find module %s: not in the current folder, nor at %s",
+		      argv[optind - 1], path);
 	if (fd < 0)
 		fatal("cannot open module %s: %s", path, strerror(errno));
 	if (!read_modinfo(fd, path, &info))

@@ -79,9 +79,17 @@ if [ -n "$kept" ] && [ -f "$kept/kept.c" ]; then
 else
 	fail "cli: -k keeps the temporary folder with the C file" "$out"
 fi
+mkdir -p "$work/tmp"
+expect "the temporary folder goes in \$TMPDIR" 0 "^Keeping temporary directory \"$work/tmp/stap" \
+	env TMPDIR="$work/tmp" "$STAP" -k -p3 -e "$hello"
 
 # passes 4 and 5 on this machine need the reference kernel's headers
 if rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) && [ -d "/lib/modules/$rel/build" ]; then
+	mkdir -p "$work/relative"
+	runtime_from_there=$(realpath --relative-to="$work/relative" "$top/runtime")
+	expect "-R and --tmpdir may be relative paths" 0 '^relative\.ko$' \
+		bash -c "cd '$work/relative' && '$STAP' -p4 -r '$rel' -m relative \
+			-R '$runtime_from_there' --tmpdir . -e '$hello'"
 	expect "compiler errors in embedded C point at the script" 1 \
 		'<input>:1:[0-9]+:.*error' \
 		"$STAP" -g -p4 -r "$rel" -e 'function f() %{ this is not C; %} probe begin { f() }'
