@@ -106,12 +106,8 @@ int build_module(struct session *s)
 		strlist_add(&argv, "V=1");
 	for (int i = 0; i < s->make_args.count; i++)
 		strlist_add(&argv, s->make_args.items[i]);
-	if (verbose_at(s, 4, 2)) {
-		fputs("Running", stderr);
-		for (int i = 0; i < argv.count; i++)
-			fprintf(stderr, " %s", argv.items[i]);
-		fputc('\n', stderr);
-	}
+	if (verbose_at(s, 4, 2))
+		show_command(&argv);
 
 	fflush(NULL);
 	pid = fork();

@@ -35,12 +35,8 @@ int run_module(struct session *s)
 		strlist_add(&argv, s->output_file);
 	}
 	strlist_add(&argv, s->module_path);
-	if (verbose_at(s, 5, 2)) {
-		fputs("Running", stderr);
-		for (int i = 0; i < argv.count; i++)
-			fprintf(stderr, " %s", argv.items[i]);
-		fputc('\n', stderr);
-	}
+	if (verbose_at(s, 5, 2))
+		show_command(&argv);
 
 	fflush(NULL);
 	pid = fork();

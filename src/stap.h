@@ -70,6 +70,7 @@ struct strlist {
 };
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
+void show_command(const struct strlist *argv);
 
 /* ------------------------------------------------------------------ */
 /* Sources, tokens and diagnostics                                     */

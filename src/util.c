@@ -349,6 +349,15 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* "Running make -C ..." for -vv. */
+void show_command(const struct strlist *argv)
+{
+	fputs("Running", stderr);
+	for (int i = 0; i < argv->count; i++)
+		fprintf(stderr, " %s", argv->items[i]);
+	fputc('\n', stderr);
+}
+
 /* ---- diagnostics ---- */
 
 const char *token_kind_name(enum token_kind kind)
