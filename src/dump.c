@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void dump_expr(struct strbuf *sb, struct node *n);
 static void dump_statement(struct strbuf *sb, struct node *n);
 
 /* Operands of operators are parenthesised; call arguments are not. */
@@ -18,31 +19,101 @@ static void dump_operand(struct strbuf *sb, struct node *n)
 	sb_putc(sb, ')');
 }
 
-void dump_expr(struct strbuf *sb, struct node *n)
+static void dump_list(struct strbuf *sb, struct node *list)
+{
+	for (struct node *a = list; a; a = a->next) {
+		dump_expr(sb, a);
+		if (a->next)
+			sb_puts(sb, ", ");
+	}
+}
+
+/* A literal as stap prints it: its kept spelling, with quotes escaped. */
+static void dump_string(struct strbuf *sb, struct node *n)
+{
+	if (!n->raw) {
+		sb_put_c_string(sb, n->string);
+		return;
+	}
+	sb_putc(sb, '"');
+	for (const char *p = n->raw; *p; p++) {
+		if (*p == '"')
+			sb_putc(sb, '\\');
+		sb_putc(sb, *p);
+	}
+	sb_putc(sb, '"');
+}
+
+/* printf's format and printd's delimiter are printed escaped once more, as stap does. */
+static void dump_format(struct strbuf *sb, struct node *n)
+{
+	sb_putc(sb, '"');
+	for (const char *p = n->raw ? n->raw : n->string; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_putc(sb, '\\');
+		sb_putc(sb, *p);
+	}
+	sb_putc(sb, '"');
+}
+
+static void dump_components(struct strbuf *sb, struct node *n)
+{
+	for (struct target_component *c = n->components; c; c = c->next) {
+		if (c->field) {
+			sb_printf(sb, "->%s", c->field);
+		} else {
+			sb_putc(sb, '[');
+			dump_expr(sb, c->index);
+			sb_putc(sb, ']');
+		}
+	}
+	if (n->pretty)
+		sb_puts(sb, n->pretty == 1 ? "->$" : "->$$");
+}
+
+static bool print_has_format(enum print_kind kind)
+{
+	return kind == PRINT_PRINTF || kind == PRINT_SPRINTF || kind == PRINT_PRINTD ||
+	       kind == PRINT_PRINTDLN || kind == PRINT_SPRINTD || kind == PRINT_SPRINTDLN;
+}
+
+static void dump_expr(struct strbuf *sb, struct node *n)
 {
 	switch (n->kind) {
 	case ND_NUMBER:
 		sb_printf(sb, "%" PRId64, n->number);
 		break;
 	case ND_STRING:
-		if (n->raw)
-			sb_printf(sb, "\"%s\"", n->raw);	/* as written, like stap */
-		else
-			sb_put_c_string(sb, n->string);
+		dump_string(sb, n);
 		break;
 	case ND_VAR:
 		sb_puts(sb, n->string);
 		break;
+	case ND_INDEX:
+		dump_expr(sb, n->lhs);
+		sb_putc(sb, '[');
+		dump_list(sb, n->args);
+		sb_putc(sb, ']');
+		break;
 	case ND_CALL:
 		sb_printf(sb, "%s(", n->string);
+		dump_list(sb, n->args);
+		sb_putc(sb, ')');
+		break;
+	case ND_PRINT:
+		sb_printf(sb, "%s(", n->string);
 		for (struct node *a = n->args; a; a = a->next) {
-			dump_expr(sb, a);
+			if (a == n->args && print_has_format(n->print))
+				dump_format(sb, a);
+			else
+				dump_expr(sb, a);
 			if (a->next)
 				sb_puts(sb, ", ");
 		}
 		sb_putc(sb, ')');
 		break;
 	case ND_ASSIGN:
+	case ND_ACCUMULATE:
 	case ND_BINARY:
 	case ND_CONCAT:
 	case ND_COMPARE:
@@ -51,9 +122,21 @@ void dump_expr(struct strbuf *sb, struct node *n)
 		sb_printf(sb, " %s ", n->op);
 		dump_operand(sb, n->rhs);
 		break;
+	case ND_REGEX:
+		dump_operand(sb, n->lhs);
+		sb_printf(sb, " %s ", n->op);
+		dump_string(sb, n->rhs);
+		break;
 	case ND_UNARY:
 		sb_puts(sb, n->op);
 		dump_operand(sb, n->lhs);
+		break;
+	case ND_INCREMENT:
+		if (n->prefix)
+			sb_puts(sb, n->op);
+		dump_operand(sb, n->lhs);
+		if (!n->prefix)
+			sb_puts(sb, n->op);
 		break;
 	case ND_TERNARY:
 		dump_operand(sb, n->cond);
@@ -61,6 +144,68 @@ void dump_expr(struct strbuf *sb, struct node *n)
 		dump_operand(sb, n->then);
 		sb_putc(sb, ':');
 		dump_operand(sb, n->els);
+		break;
+	case ND_IN:
+		sb_putc(sb, '[');
+		dump_list(sb, n->args);
+		sb_puts(sb, "] in ");
+		dump_expr(sb, n->lhs);
+		break;
+	case ND_WILDCARD:
+		sb_putc(sb, '*');
+		break;
+	case ND_STAT:
+	case ND_HIST:
+		sb_printf(sb, "%s(", n->string);
+		dump_expr(sb, n->lhs);
+		for (struct node *a = n->args; a; a = a->next) {
+			sb_puts(sb, ", ");
+			dump_expr(sb, a);
+		}
+		sb_putc(sb, ')');
+		break;
+	case ND_TARGET:
+		if (n->addressof)
+			sb_putc(sb, '&');
+		sb_puts(sb, n->string);
+		dump_components(sb, n);
+		break;
+	case ND_CAST:
+		if (n->addressof)
+			sb_putc(sb, '&');
+		sb_puts(sb, "@cast(");
+		dump_expr(sb, n->lhs);
+		sb_printf(sb, ", \"%s\"", n->type_name);
+		if (n->module)
+			sb_printf(sb, ", \"%s\"", n->module);
+		sb_putc(sb, ')');
+		dump_components(sb, n);
+		break;
+	case ND_AT_VAR:
+		if (n->addressof)
+			sb_putc(sb, '&');
+		sb_printf(sb, "@var(\"%s\"", n->string);
+		if (n->module)
+			sb_printf(sb, ", \"%s\"", n->module);
+		sb_putc(sb, ')');
+		dump_components(sb, n);
+		break;
+	case ND_AUTOCAST:
+		if (n->addressof)
+			sb_putc(sb, '&');
+		dump_operand(sb, n->lhs);
+		dump_components(sb, n);
+		break;
+	case ND_DEFINED:
+	case ND_ENTRY:
+	case ND_PROBEWRITE:
+		sb_puts(sb, n->kind == ND_DEFINED ? "@defined(" :
+			    n->kind == ND_ENTRY ? "@entry(" : "@probewrite(");
+		dump_expr(sb, n->lhs);
+		sb_putc(sb, ')');
+		break;
+	case ND_EMBEDDED_EXPR:
+		sb_printf(sb, "%%{ %s %%}", n->string);
 		break;
 	default:
 		dump_statement(sb, n);
@@ -75,6 +220,41 @@ static void dump_block(struct strbuf *sb, struct node *n)
 		sb_puts(sb, ";\n");
 	}
 	sb_putc(sb, '}');
+}
+
+static void dump_foreach(struct strbuf *sb, struct node *n)
+{
+	struct foreach *fe = n->foreach;
+	int i = 1;
+
+	sb_puts(sb, "foreach (");
+	if (fe->value)
+		sb_printf(sb, "%s = ", fe->value->string);
+	sb_putc(sb, '[');
+	for (struct node *k = fe->keys; k; k = k->next, i++) {
+		sb_puts(sb, k->string);
+		if (fe->sort_key == i)
+			sb_putc(sb, fe->sort_direction > 0 ? '+' : '-');
+		if (k->next)
+			sb_puts(sb, ", ");
+	}
+	sb_puts(sb, "] in ");
+	dump_expr(sb, fe->array);
+	if (fe->filter) {
+		sb_putc(sb, '[');
+		dump_list(sb, fe->filter);
+		sb_putc(sb, ']');
+	}
+	if (fe->sort_aggregate)
+		sb_printf(sb, " %s", fe->sort_aggregate);
+	if (fe->sort_key == 0)
+		sb_putc(sb, fe->sort_direction > 0 ? '+' : '-');
+	if (fe->limit) {
+		sb_puts(sb, " limit ");
+		dump_expr(sb, fe->limit);
+	}
+	sb_puts(sb, ") ");
+	dump_statement(sb, n->then);
 }
 
 static void dump_statement(struct strbuf *sb, struct node *n)
@@ -97,6 +277,27 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 		}
 		sb_putc(sb, '\n');
 		break;
+	case ND_FOR:
+		sb_puts(sb, "for (");
+		if (n->init)
+			dump_statement(sb, n->init);
+		sb_puts(sb, "; ");
+		dump_expr(sb, n->cond);
+		sb_puts(sb, "; ");
+		if (n->incr)
+			dump_statement(sb, n->incr);
+		sb_puts(sb, ") ");
+		dump_statement(sb, n->then);
+		break;
+	case ND_FOREACH:
+		dump_foreach(sb, n);
+		break;
+	case ND_BREAK:
+		sb_puts(sb, "break");
+		break;
+	case ND_CONTINUE:
+		sb_puts(sb, "continue");
+		break;
 	case ND_NEXT:
 		sb_puts(sb, "next");
 		break;
@@ -107,6 +308,20 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 			dump_expr(sb, n->lhs);
 		}
 		break;
+	case ND_DELETE:
+		sb_puts(sb, "delete ");
+		dump_expr(sb, n->lhs);
+		break;
+	case ND_TRY:
+		sb_puts(sb, "try {\n");
+		dump_statement(sb, n->then);
+		sb_puts(sb, "\n} catch");
+		if (n->catch_var)
+			sb_printf(sb, " (%s)", n->catch_var->string);
+		sb_puts(sb, " {\n");
+		dump_statement(sb, n->els);
+		sb_puts(sb, "\n}\n");
+		break;
 	case ND_NULL_STMT:
 		sb_putc(sb, ';');
 		break;
@@ -115,7 +330,7 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 	}
 }
 
-void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
+static void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
 {
 	for (struct component *c = pp->components; c; c = c->next) {
 		sb_puts(sb, c->name);
@@ -138,12 +353,12 @@ void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
 	}
 }
 
-static void dump_probe_points(struct strbuf *sb, struct probe *p)
+static void dump_probe_points(struct strbuf *sb, struct probe_point *list, const char *sep)
 {
-	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+	for (struct probe_point *pp = list; pp; pp = pp->next) {
 		dump_probe_point(sb, pp);
 		if (pp->next)
-			sb_putc(sb, ',');
+			sb_puts(sb, sep);
 	}
 }
 
@@ -155,18 +370,31 @@ void dump_parse_tree(FILE *out, struct stapfile *file)
 	for (struct embed *e = file->embeds; e; e = e->next)
 		sb_printf(&sb, "%%{%s%%}", e->code->text);
 	for (struct symbol *g = file->globals; g; g = g->next) {
-		sb_printf(&sb, "global %s", g->name);
+		sb_printf(&sb, "global %s%s", g->name, g->wrap ? "%" : "");
+		if (g->array_size)
+			sb_printf(&sb, "[%" PRId64 "]", g->array_size);
 		if (g->init) {
 			sb_puts(&sb, " = ");
 			dump_expr(&sb, g->init);
 		}
 		sb_putc(&sb, '\n');
 	}
-	for (struct probe *p = file->probes; p; p = p->next) {
-		sb_puts(&sb, "probe ");
-		dump_probe_points(&sb, p);
-		dump_block(&sb, p->body);
-		sb_putc(&sb, '\n');
+	/* stap lists a file's aliases before its probes */
+	for (int aliases = 1; aliases >= 0; aliases--) {
+		for (struct probe *p = file->probes; p; p = p->next) {
+			if (!p->alias != !aliases)
+				continue;
+			sb_puts(&sb, "probe ");
+			if (p->alias) {
+				dump_probe_point(&sb, p->alias_name);
+				sb_puts(&sb, p->alias == ALIAS_PROLOGUE ? " = " : " += ");
+				dump_probe_points(&sb, p->points, ", ");
+			} else {
+				dump_probe_points(&sb, p->points, ",");
+			}
+			dump_block(&sb, p->body);
+			sb_putc(&sb, '\n');
+		}
 	}
 	for (struct function *f = file->functions; f; f = f->next) {
 		sb_printf(&sb, "function %s (", f->name);
@@ -242,7 +470,7 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 	sb_puts(&sb, "# probes\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		sb_printf(&sb, "%s /* <- ", dp->name);
-		dump_probe_points(&sb, dp->probe);
+		dump_probe_points(&sb, dp->probe->points, ",");
 		sb_puts(&sb, " */\n");
 		dump_locals(&sb, dp->probe->locals);
 		if (bodies) {

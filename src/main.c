@@ -107,11 +107,6 @@ static const struct option long_options[] = {
 
 static const char *tmpdir_parent = "/tmp";
 
-bool verbose_at(struct session *s, int pass, int level)
-{
-	return s->verbose[pass - 1] >= level;
-}
-
 static NORETURN void usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 static void usage_error(const char *fmt, ...)
@@ -546,23 +541,36 @@ int main(int argc, char **argv)
 	struct pass_clock clock;
 	struct source_file *script;
 	struct stapfile *user;
+	struct preprocessor *pp;
 	struct program *prog;
 	char *c_source, *c_path, *report;
-	int errors = 0, rc;
+	int errors = 0, library_files, rc;
 
 	parse_options(&s, argc, argv);
 	script = read_script(&s);
 
-	/* pass 1: parse */
+	/* pass 1: parse (with the macro libraries every script sees) */
 	clock_start(&clock);
-	user = parse_file(script, s.guru, &s.script_args, &errors);
+	pp = preprocessor_new(&s);
+	library_files = tapset_load_macros(&s, pp, &errors);
+	user = parse_file(pp, script, s.guru, true, &errors);
+	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
+	    !user->macros) {
+		if (user->empty_after_preprocessing)
+			fprintf(stderr, "WARNING: input file '%s' is empty after preprocessing.\n",
+				script->name);
+		else
+			return fprintf(stderr, "Input file '%s' is empty.\n", script->name),
+			       fail(&s, 1, "parse failed");
+	}
 	if (errors) {
 		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
 		return fail(&s, 1, "parse failed");
 	}
 	if (verbose_at(&s, 1, 1)) {
 		report = usage_since(&clock, true);
-		fprintf(stderr, "Pass 1: parsed user script and 0 library scripts %s\n", report);
+		fprintf(stderr, "Pass 1: parsed user script and %d library scripts %s\n",
+			library_files, report);
 		free(report);
 	}
 	if (s.last_pass == 1) {
@@ -572,7 +580,7 @@ int main(int argc, char **argv)
 
 	/* pass 2: elaborate */
 	clock_start(&clock);
-	prog = elaborate(&s, user, &errors);
+	prog = elaborate(&s, pp, user, &errors);
 	if (errors)
 		return fail(&s, 2, "analysis failed");
 	if (verbose_at(&s, 2, 1)) {

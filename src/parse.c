@@ -1,8 +1,9 @@
 /*
- * parse.c - pass 1, part 2: tokens to the AST of one file, by recursive descent.
+ * parse.c - pass 1, part 3: tokens to the AST of one file, by recursive descent.
  *
- * Each grammar rule is one function with the rule above it.  On a syntax error the parser
- * reports it, skips to the next top-level declaration and goes on, up to MAX_PARSE_ERRORS.
+ * parse_file() tokenizes, preprocesses (preprocess.c) and parses.  Each grammar rule is
+ * one function with the rule above it.  On a syntax error the parser reports it, skips
+ * to the next top-level declaration and goes on, up to MAX_PARSE_ERRORS.
  */
 #include "stap.h"
 
@@ -31,6 +32,7 @@ struct parser {
 static struct node *expr(struct parser *ps);
 static struct node *statement(struct parser *ps);
 static struct node *block(struct parser *ps);
+static struct node *unary(struct parser *ps);
 
 static NORETURN void syntax_error(struct parser *ps, struct token *tok, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
@@ -68,16 +70,6 @@ static void leave(struct parser *ps)
 	ps->depth--;
 }
 
-static int height(struct node *n)
-{
-	return n ? n->height : 0;
-}
-
-static int max_height(struct node *a, struct node *b)
-{
-	return height(a) > height(b) ? height(a) : height(b);
-}
-
 /* Left-associative chains loop rather than recurse, so their height is checked here. */
 static void set_height(struct parser *ps, struct node *n, int h)
 {
@@ -85,6 +77,12 @@ static void set_height(struct parser *ps, struct node *n, int h)
 	if (h > MAX_NESTING_DEPTH)
 		syntax_error(ps, n->tok, "expression nested too deeply (more than %d levels)",
 			     MAX_NESTING_DEPTH);
+}
+
+static void grow_height(struct parser *ps, struct node *n, struct node *child)
+{
+	if (child && child->height + 1 > n->height)
+		set_height(ps, n, child->height + 1);
 }
 
 static struct token *next_token(struct parser *ps)
@@ -99,6 +97,11 @@ static struct token *next_token(struct parser *ps)
 static bool peek(struct parser *ps, const char *text)
 {
 	return token_is(ps->tok, text);
+}
+
+static bool peek_ident(struct parser *ps, const char *name)
+{
+	return ps->tok->kind == TOK_IDENT && strcmp(ps->tok->text, name) == 0;
 }
 
 static bool accept(struct parser *ps, const char *text)
@@ -116,22 +119,87 @@ static struct token *expect(struct parser *ps, const char *text)
 	return next_token(ps);
 }
 
+/* A plain identifier: not $target, not @operator. */
 static struct token *expect_ident(struct parser *ps)
 {
-	if (ps->tok->kind != TOK_IDENT)
-		syntax_error(ps, ps->tok, "expected identifier");
+	struct token *tok = ps->tok;
+
+	if (tok->kind != TOK_IDENT || tok->text[0] == '$' || tok->text[0] == '@')
+		syntax_error(ps, tok, "expected identifier");
 	return next_token(ps);
+}
+
+static bool is_declaration_start(struct parser *ps)
+{
+	return peek(ps, "probe") || peek(ps, "function") || peek(ps, "global") ||
+	       peek(ps, "private") || ps->tok->kind == TOK_EMBEDDED;
 }
 
 /* Skips to the next top-level declaration after an error. */
 static void synchronize(struct parser *ps)
 {
-	while (ps->tok->kind != TOK_EOF) {
-		if (peek(ps, "probe") || peek(ps, "function") || peek(ps, "global") ||
-		    peek(ps, "private") || ps->tok->kind == TOK_EMBEDDED)
-			return;
+	while (ps->tok->kind != TOK_EOF && !is_declaration_start(ps))
+		next_token(ps);
+}
+
+/* Consumes the %{ %} block either way, so recovery does not report it twice. */
+static struct token *embedded_code(struct parser *ps)
+{
+	struct token *tok = next_token(ps);
+
+	if (!ps->privileged)
+		syntax_error(ps, tok, "embedded code in unprivileged script; need stap -g");
+	return tok;
+}
+
+/* ---- literals ---- */
+
+/* string = STRING+     adjacent literals are one string, as in C */
+static struct node *string_literal(struct parser *ps)
+{
+	struct token *tok = ps->tok;
+	struct strbuf text = { 0 }, raw = { 0 };
+	struct node *n;
+
+	if (tok->kind != TOK_STRING)
+		syntax_error(ps, tok, "expected literal string");
+	n = new_node(ND_STRING, tok);
+	while (ps->tok->kind == TOK_STRING) {
+		sb_puts(&text, ps->tok->text);
+		sb_puts(&raw, ps->tok->raw);
 		next_token(ps);
 	}
+	n->string = sb_steal(&text);
+	n->raw = sb_steal(&raw);
+	return n;
+}
+
+static struct node *number_literal(struct parser *ps)
+{
+	struct node *n = new_node(ND_NUMBER, next_token(ps));
+
+	n->number = n->tok->number;
+	return n;
+}
+
+/* literal = number | string | "-" number */
+static struct node *literal(struct parser *ps)
+{
+	struct token *tok = ps->tok;
+	struct node *n;
+
+	if (tok->kind == TOK_STRING)
+		return string_literal(ps);
+	if (tok->kind == TOK_NUMBER)
+		return number_literal(ps);
+	if (peek(ps, "-") && tok->next->kind == TOK_NUMBER) {
+		next_token(ps);
+		n = number_literal(ps);
+		n->tok = tok;
+		n->number = (int64_t)(0 - (uint64_t)n->number);
+		return n;
+	}
+	syntax_error(ps, tok, "expected literal string or number");
 }
 
 /* ---- expressions ---- */
@@ -144,93 +212,467 @@ static struct node *new_binary(struct parser *ps, enum node_kind kind, struct to
 	n->op = op->text;
 	n->lhs = lhs;
 	n->rhs = rhs;
-	set_height(ps, n, 1 + max_height(lhs, rhs));
+	grow_height(ps, n, lhs);
+	grow_height(ps, n, rhs);
 	return n;
+}
+
+static bool is_lvalue(struct node *n)
+{
+	return n->kind == ND_VAR || n->kind == ND_INDEX || n->kind == ND_TARGET ||
+	       n->kind == ND_CAST || n->kind == ND_AT_VAR || n->kind == ND_AUTOCAST;
+}
+
+static void check_lvalue(struct parser *ps, struct node *n, struct token *op)
+{
+	if (!is_lvalue(n))
+		syntax_error(ps, op, "expected an lvalue with '%s'", op->text);
+}
+
+/* Appends N to a list and counts it; the list's height follows its members. */
+static void add_arg(struct parser *ps, struct node *owner, struct node ***tail, struct node *n)
+{
+	**tail = n;
+	*tail = &n->next;
+	owner->nargs++;
+	grow_height(ps, owner, n);
+}
+
+/* index_list = (expr | "*") ("," (expr | "*"))*     inside [ ] */
+static void index_list(struct parser *ps, struct node *owner, bool wildcards)
+{
+	struct node **tail = &owner->args;
+
+	do {
+		struct node *n;
+
+		if (wildcards && peek(ps, "*")) {
+			n = new_node(ND_WILDCARD, next_token(ps));
+		} else {
+			enter(ps);
+			n = expr(ps);
+			leave(ps);
+		}
+		add_arg(ps, owner, &tail, n);
+	} while (accept(ps, ","));
+	expect(ps, "]");
 }
 
 /* args = (expr ("," expr)*)? ")" */
 static void call_args(struct parser *ps, struct node *call)
 {
-	struct node head = { 0 }, *tail = &head;
+	struct node **tail = &call->args;
 
+	enter(ps);
 	if (!accept(ps, ")")) {
-		do {
-			tail = tail->next = expr(ps);
-			call->nargs++;
-		} while (accept(ps, ","));
+		do
+			add_arg(ps, call, &tail, expr(ps));
+		while (accept(ps, ","));
 		expect(ps, ")");
 	}
-	call->args = head.next;
+	leave(ps);
+}
+
+/* The pretty-printing suffix: $var$, $var$$, ->field$; at least KEEP characters stay. */
+static int strip_pretty_suffix(char *name, size_t keep)
+{
+	size_t n = strlen(name);
+	int pretty = 0;
+
+	while (n > keep && name[n - 1] == '$' && pretty < 2) {
+		name[--n] = '\0';
+		pretty++;
+	}
+	return pretty;
 }
 
 /*
- * primary = number | string | "(" expr ")" | ident "(" args | ident
+ * target_tail = ("->" field | "[" expr "]")* pretty?     after $var, @cast(...), @var(...)
+ * pretty      = "$" | "$$"                                 (written without space)
+ */
+static void target_tail(struct parser *ps, struct node *n)
+{
+	struct target_component **tail = &n->components;
+
+	for (;;) {
+		struct target_component *c;
+
+		if (peek(ps, "->")) {
+			struct token *arrow = next_token(ps);
+			struct token *field = ps->tok;
+
+			if ((field->kind != TOK_IDENT && field->kind != TOK_KEYWORD) ||
+			    field->text[0] == '@')
+				syntax_error(ps, field, "expected field name after '->'");
+			next_token(ps);
+			if (field->text[0] == '$') {	/* $var->$ or ->$$ */
+				if (strspn(field->text, "$") != strlen(field->text) ||
+				    strlen(field->text) > 2)
+					syntax_error(ps, field, "expected field name after '->'");
+				n->pretty = strlen(field->text);
+				return;
+			}
+			c = xcalloc(1, sizeof(*c));
+			c->tok = arrow;
+			c->field = xstrdup(field->text);
+			n->pretty = strip_pretty_suffix(c->field, 1);
+			*tail = c;
+			tail = &c->next;
+			if (n->pretty)
+				return;
+		} else if (peek(ps, "[")) {
+			c = xcalloc(1, sizeof(*c));
+			c->tok = next_token(ps);
+			enter(ps);
+			c->index = expr(ps);
+			leave(ps);
+			grow_height(ps, n, c->index);
+			expect(ps, "]");
+			*tail = c;
+			tail = &c->next;
+		} else if (ps->tok->kind == TOK_IDENT && !ps->tok->space_before &&
+			   (strcmp(ps->tok->text, "$") == 0 || strcmp(ps->tok->text, "$$") == 0)) {
+			n->pretty = strlen(next_token(ps)->text);
+			return;
+		} else {
+			return;
+		}
+	}
+}
+
+/* target = "$name" | "$$vars" | "$$parms" | "$$locals" | "$$return" ... with its tail */
+static struct node *target(struct parser *ps)
+{
+	struct node *n = new_node(ND_TARGET, next_token(ps));
+
+	n->string = xstrdup(n->tok->text);
+	n->pretty = strip_pretty_suffix(n->string, 2);
+	if (!n->pretty)
+		target_tail(ps, n);
+	return n;
+}
+
+/* cast = "@cast" "(" expr "," string ("," string)? ")" target_tail */
+static struct node *cast(struct parser *ps)
+{
+	struct node *n = new_node(ND_CAST, next_token(ps));
+
+	expect(ps, "(");
+	enter(ps);
+	n->lhs = expr(ps);
+	leave(ps);
+	grow_height(ps, n, n->lhs);
+	expect(ps, ",");
+	n->type_name = string_literal(ps)->raw;
+	if (accept(ps, ","))
+		n->module = string_literal(ps)->raw;
+	expect(ps, ")");
+	target_tail(ps, n);
+	return n;
+}
+
+/* at_var = "@var" "(" string ("," string)? ")" target_tail */
+static struct node *at_var(struct parser *ps)
+{
+	struct node *n = new_node(ND_AT_VAR, next_token(ps));
+
+	expect(ps, "(");
+	n->string = string_literal(ps)->raw;
+	if (accept(ps, ","))
+		n->module = string_literal(ps)->raw;
+	expect(ps, ")");
+	target_tail(ps, n);
+	return n;
+}
+
+/* "@defined" | "@entry" | "@probewrite" "(" expr ")" */
+static struct node *at_wrapper(struct parser *ps, enum node_kind kind)
+{
+	struct node *n = new_node(kind, next_token(ps));
+
+	expect(ps, "(");
+	enter(ps);
+	n->lhs = expr(ps);
+	leave(ps);
+	expect(ps, ")");
+	grow_height(ps, n, n->lhs);
+	if (kind == ND_PROBEWRITE && n->lhs->kind != ND_VAR && n->lhs->kind != ND_TARGET)
+		syntax_error(ps, n->lhs->tok, "expected a variable in @probewrite");
+	return n;
+}
+
+/* @const("NAME"): a C constant, as a stable embedded-C expression (tapsets and -g). */
+static struct node *at_const(struct parser *ps)
+{
+	struct token *at = next_token(ps);
+	struct node *name, *n;
+
+	expect(ps, "(");
+	name = string_literal(ps);
+	expect(ps, ")");
+	if (!ps->privileged)
+		syntax_error(ps, at, "@const is only allowed in tapsets and with stap -g");
+	n = new_node(ND_EMBEDDED_EXPR, at);
+	n->string = xasprintf("/* pure */ /* unprivileged */ /* stable */ %s", name->string);
+	return n;
+}
+
+static bool is_stat_op(const char *name)
+{
+	static const char *const ops[] = {
+		"@count", "@sum", "@min", "@max", "@avg", "@variance", NULL,
+	};
+
+	for (int i = 0; ops[i]; i++)
+		if (strcmp(name, ops[i]) == 0)
+			return true;
+	return false;
+}
+
+/* stat = ("@count" | "@sum" | ... | "@variance") "(" expr ("," expr)? ")" */
+static struct node *stat_op(struct parser *ps)
+{
+	struct node *n = new_node(ND_STAT, next_token(ps));
+	bool variance = strcmp(n->tok->text, "@variance") == 0;
+	struct node **tail = &n->args;
+
+	n->string = n->tok->text;
+	expect(ps, "(");
+	enter(ps);
+	n->lhs = expr(ps);
+	grow_height(ps, n, n->lhs);
+	if (variance && accept(ps, ","))
+		add_arg(ps, n, &tail, expr(ps));
+	leave(ps);
+	expect(ps, ")");
+	return n;
+}
+
+/*
+ * hist = "@hist_linear" "(" expr "," number "," number "," number ")"
+ *      | "@hist_log" "(" expr ")"               each optionally followed by "[" expr "]"
+ */
+static struct node *hist_op(struct parser *ps)
+{
+	struct node *n = new_node(ND_HIST, next_token(ps));
+	int params = strcmp(n->tok->text, "@hist_linear") == 0 ? 3 : 0;
+	struct node **tail = &n->args;
+
+	n->string = n->tok->text;
+	expect(ps, "(");
+	enter(ps);
+	n->lhs = expr(ps);
+	grow_height(ps, n, n->lhs);
+	for (int i = 0; i < params; i++) {	/* start, stop, interval: literal numbers */
+		struct node *param;
+
+		expect(ps, ",");
+		param = literal(ps);
+		if (param->kind != ND_NUMBER)
+			syntax_error(ps, param->tok, "expected literal number");
+		add_arg(ps, n, &tail, param);
+	}
+	leave(ps);
+	expect(ps, ")");
+	if (peek(ps, "[")) {
+		struct node *bucket = new_node(ND_INDEX, next_token(ps));
+
+		bucket->lhs = n;
+		grow_height(ps, bucket, n);
+		index_list(ps, bucket, false);
+		if (bucket->nargs != 1)
+			syntax_error(ps, bucket->tok, "a histogram bucket takes one index");
+		return bucket;
+	}
+	return n;
+}
+
+/*
+ * print_call = print_name "(" args ")"
+ * printf and sprintf need a literal format; printd and friends a literal delimiter and at
+ * least two values; print and friends at least one value.
+ */
+static struct node *print_call(struct parser *ps, struct token *name, enum print_kind kind)
+{
+	struct node *n = new_node(ND_PRINT, name);
+	struct node **tail = &n->args;
+	bool formatted = kind == PRINT_PRINTF || kind == PRINT_SPRINTF;
+	bool delimited = kind == PRINT_PRINTD || kind == PRINT_PRINTDLN ||
+			 kind == PRINT_SPRINTD || kind == PRINT_SPRINTDLN;
+
+	n->string = name->text;
+	n->print = kind;
+	enter(ps);
+	if (formatted || delimited) {
+		add_arg(ps, n, &tail, string_literal(ps));
+		if (formatted && !peek(ps, ","))
+			goto close;
+		expect(ps, ",");
+	}
+	do
+		add_arg(ps, n, &tail, expr(ps));
+	while (accept(ps, ","));
+	if (delimited && n->nargs < 3)
+		syntax_error(ps, ps->tok, "%s needs a delimiter and at least two values",
+			     name->text);
+close:
+	leave(ps);
+	expect(ps, ")");
+	return n;
+}
+
+/*
+ * primary = number | string+ | "(" expr ")" | embedded-C
+ *         | target | cast | at_var | "@defined" | "@entry" | "@probewrite" | "@const"
+ *         | stat | hist | name "(" args | name "[" index_list "]" | name
  */
 static struct node *primary(struct parser *ps)
 {
 	struct token *tok = ps->tok;
 	struct node *n;
+	const char *t = tok->text;
 
-	if (tok->kind == TOK_NUMBER) {
+	if (tok->kind == TOK_NUMBER)
+		return number_literal(ps);
+	if (tok->kind == TOK_STRING)
+		return string_literal(ps);
+	if (peek(ps, "(")) {
 		next_token(ps);
-		n = new_node(ND_NUMBER, tok);
-		n->number = tok->number;
-		return n;
-	}
-	if (tok->kind == TOK_STRING) {
-		next_token(ps);
-		n = new_node(ND_STRING, tok);
-		n->string = tok->text;
-		n->raw = tok->raw;
-		return n;
-	}
-	if (accept(ps, "(")) {
 		enter(ps);
 		n = expr(ps);
 		leave(ps);
 		expect(ps, ")");
 		return n;
 	}
-	if (tok->kind == TOK_IDENT) {
-		if (tok->text[0] == '$' || tok->text[0] == '@')
-			syntax_error(ps, tok, "target variables and '@' operators are not implemented yet");
-		next_token(ps);
-		if (accept(ps, "(")) {
-			n = new_node(ND_CALL, tok);
-			n->string = tok->text;
-			enter(ps);
-			call_args(ps, n);
-			leave(ps);
-			for (struct node *a = n->args; a; a = a->next)
-				if (height(a) + 1 > n->height)
-					set_height(ps, n, height(a) + 1);
-			return n;
-		}
-		n = new_node(ND_VAR, tok);
-		n->string = tok->text;
+	if (tok->kind == TOK_EMBEDDED) {
+		n = new_node(ND_EMBEDDED_EXPR, tok);
+		n->string = embedded_code(ps)->text;
 		return n;
 	}
-	syntax_error(ps, tok, "expected literal string or number");
+	if (tok->kind != TOK_IDENT)
+		syntax_error(ps, tok, "expected literal string or number");
+	if (t[0] == '$')
+		return target(ps);
+	if (t[0] == '@') {
+		if (strcmp(t, "@cast") == 0)
+			return cast(ps);
+		if (strcmp(t, "@var") == 0)
+			return at_var(ps);
+		if (strcmp(t, "@defined") == 0)
+			return at_wrapper(ps, ND_DEFINED);
+		if (strcmp(t, "@entry") == 0)
+			return at_wrapper(ps, ND_ENTRY);
+		if (strcmp(t, "@probewrite") == 0)
+			return at_wrapper(ps, ND_PROBEWRITE);
+		if (strcmp(t, "@const") == 0)
+			return at_const(ps);
+		if (is_stat_op(t))
+			return stat_op(ps);
+		if (strcmp(t, "@hist_linear") == 0 || strcmp(t, "@hist_log") == 0)
+			return hist_op(ps);
+		syntax_error(ps, tok, "unknown operator or undefined macro %s", t);
+	}
+	next_token(ps);
+	if (accept(ps, "(")) {
+		enum print_kind kind = print_kind_of(t);
+
+		if (kind != PRINT_NONE)
+			return print_call(ps, tok, kind);
+		n = new_node(ND_CALL, tok);
+		n->string = tok->text;
+		call_args(ps, n);
+		return n;
+	}
+	n = new_node(ND_VAR, tok);
+	n->string = tok->text;
+	if (peek(ps, "[")) {
+		struct node *element = new_node(ND_INDEX, next_token(ps));
+
+		element->lhs = n;
+		index_list(ps, element, false);
+		return element;
+	}
+	return n;
 }
 
-/* unary = ("-" | "+" | "!" | "~") unary | primary */
+/*
+ * postfix = primary autocast? ("++" | "--")?
+ * autocast = ("->" field | "[" expr "]") target_tail     e.g. s->name, f()->x, (p)[0]
+ * A value that came from a typed pointer may be dereferenced again (pass 2 finds the type).
+ */
+static struct node *postfix(struct parser *ps)
+{
+	struct node *n = primary(ps);
+
+	if ((peek(ps, "->") || peek(ps, "[")) && n->kind != ND_TARGET && n->kind != ND_CAST &&
+	    n->kind != ND_AT_VAR) {
+		struct node *cast = new_node(ND_AUTOCAST, ps->tok);
+
+		cast->lhs = n;
+		grow_height(ps, cast, n);
+		target_tail(ps, cast);
+		n = cast;
+	}
+
+	if (peek(ps, "++") || peek(ps, "--")) {
+		struct node *inc = new_node(ND_INCREMENT, next_token(ps));
+
+		check_lvalue(ps, n, inc->tok);
+		inc->op = inc->tok->text;
+		inc->lhs = n;
+		grow_height(ps, inc, n);
+		return inc;
+	}
+	return n;
+}
+
+/*
+ * unary = ("++" | "--") unary | ("-" | "+" | "!" | "~") unary | "&" postfix | postfix
+ */
 static struct node *unary(struct parser *ps)
 {
 	struct token *tok = ps->tok;
+	struct node *n;
 
+	if (peek(ps, "++") || peek(ps, "--")) {
+		n = new_node(ND_INCREMENT, next_token(ps));
+		n->op = tok->text;
+		n->prefix = true;
+		enter(ps);
+		n->lhs = unary(ps);
+		leave(ps);
+		check_lvalue(ps, n->lhs, tok);
+		grow_height(ps, n, n->lhs);
+		return n;
+	}
 	if (peek(ps, "-") || peek(ps, "+") || peek(ps, "!") || peek(ps, "~")) {
-		struct node *n = new_node(ND_UNARY, next_token(ps));
-
+		n = new_node(ND_UNARY, next_token(ps));
 		n->op = tok->text;
 		enter(ps);
 		n->lhs = unary(ps);
 		leave(ps);
-		set_height(ps, n, 1 + height(n->lhs));
+		grow_height(ps, n, n->lhs);
 		return n;
 	}
-	if (peek(ps, "++") || peek(ps, "--"))
-		syntax_error(ps, tok, "'%s' is not implemented yet", tok->text);
-	return primary(ps);
+	if (peek(ps, "&")) {
+		/* &$var, &@cast(...)->f: the address of what they name; &(expr): an operator */
+		next_token(ps);
+		enter(ps);
+		n = postfix(ps);
+		leave(ps);
+		if (n->kind == ND_TARGET || n->kind == ND_CAST || n->kind == ND_AT_VAR ||
+		    n->kind == ND_AUTOCAST) {
+			n->addressof = true;
+			return n;
+		}
+		struct node *u = new_node(ND_UNARY, tok);
+
+		u->op = tok->text;
+		u->lhs = n;
+		grow_height(ps, u, n);
+		return u;
+	}
+	return postfix(ps);
 }
 
 /* multiplicative = unary (("*" | "/" | "%") unary)* */
@@ -285,31 +727,74 @@ static struct node *shift(struct parser *ps)
 	return n;
 }
 
-/* comparison = shift (("<" | "<=" | ">" | ">=" | "==" | "!=") shift)* */
+/*
+ * comparison = shift (("<" | "<=" | ">" | ">=" | "==" | "!=") shift
+ *                    | ("=~" | "!~") string)*
+ */
 static struct node *comparison(struct parser *ps)
 {
 	struct node *n = shift(ps);
 
-	while (peek(ps, "<") || peek(ps, "<=") || peek(ps, ">") || peek(ps, ">=") ||
-	       peek(ps, "==") || peek(ps, "!=")) {
-		struct token *op = next_token(ps);
+	for (;;) {
+		struct token *op = ps->tok;
 
-		n = new_binary(ps, ND_COMPARE, op, n, shift(ps));
+		if (peek(ps, "=~") || peek(ps, "!~")) {
+			next_token(ps);
+			n = new_binary(ps, ND_REGEX, op, n, string_literal(ps));
+		} else if (peek(ps, "<") || peek(ps, "<=") || peek(ps, ">") || peek(ps, ">=") ||
+			   peek(ps, "==") || peek(ps, "!=")) {
+			next_token(ps);
+			n = new_binary(ps, ND_COMPARE, op, n, shift(ps));
+		} else {
+			return n;
+		}
 	}
-	if (peek(ps, "=~") || peek(ps, "!~") || peek(ps, "in"))
-		syntax_error(ps, ps->tok, "'%s' is not implemented yet", ps->tok->text);
+}
+
+/* array = name */
+static struct node *array_name(struct parser *ps)
+{
+	struct token *tok = expect_ident(ps);
+	struct node *n = new_node(ND_VAR, tok);
+
+	n->string = tok->text;
 	return n;
 }
 
-/* bit_and = comparison ("&" comparison)* */
+/* array_in = "[" index_list "]" "in" array | comparison ("in" array)? */
+static struct node *array_in(struct parser *ps)
+{
+	struct node *n;
+
+	if (peek(ps, "[")) {
+		n = new_node(ND_IN, next_token(ps));
+		index_list(ps, n, true);
+		n->tok = expect(ps, "in");
+		n->lhs = array_name(ps);
+		return n;
+	}
+	n = comparison(ps);
+	if (peek(ps, "in")) {
+		struct node *in = new_node(ND_IN, next_token(ps));
+
+		in->args = n;
+		in->nargs = 1;
+		grow_height(ps, in, n);
+		in->lhs = array_name(ps);
+		return in;
+	}
+	return n;
+}
+
+/* bit_and = array_in ("&" array_in)* */
 static struct node *bit_and(struct parser *ps)
 {
-	struct node *n = comparison(ps);
+	struct node *n = array_in(ps);
 
 	while (peek(ps, "&")) {
 		struct token *op = next_token(ps);
 
-		n = new_binary(ps, ND_BINARY, op, n, comparison(ps));
+		n = new_binary(ps, ND_BINARY, op, n, array_in(ps));
 	}
 	return n;
 }
@@ -380,8 +865,9 @@ static struct node *ternary(struct parser *ps)
 		expect(ps, ":");
 		t->els = ternary(ps);
 		leave(ps);
-		set_height(ps, t, 1 + (height(n) > max_height(t->then, t->els) ?
-				       height(n) : max_height(t->then, t->els)));
+		grow_height(ps, t, t->cond);
+		grow_height(ps, t, t->then);
+		grow_height(ps, t, t->els);
 		return t;
 	}
 	return n;
@@ -390,7 +876,8 @@ static struct node *ternary(struct parser *ps)
 static bool is_assignment_op(struct token *tok)
 {
 	static const char *const ops[] = {
-		"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", ".=", NULL,
+		"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", ".=", "<<<",
+		NULL,
 	};
 
 	for (int i = 0; ops[i]; i++)
@@ -399,7 +886,7 @@ static bool is_assignment_op(struct token *tok)
 	return false;
 }
 
-/* assignment = ternary (assign_op assignment)? */
+/* assignment = ternary (assign_op assignment)?      assign_op includes "<<<" */
 static struct node *assignment(struct parser *ps)
 {
 	struct node *n = ternary(ps);
@@ -407,10 +894,10 @@ static struct node *assignment(struct parser *ps)
 	if (is_assignment_op(ps->tok)) {
 		struct token *op = next_token(ps);
 
-		if (n->kind != ND_VAR)
-			syntax_error(ps, op, "expected an lvalue on the left of '%s'", op->text);
+		check_lvalue(ps, n, op);
 		enter(ps);
-		n = new_binary(ps, ND_ASSIGN, op, n, assignment(ps));
+		n = new_binary(ps, strcmp(op->text, "<<<") == 0 ? ND_ACCUMULATE : ND_ASSIGN, op, n,
+			       assignment(ps));
 		leave(ps);
 	}
 	return n;
@@ -424,22 +911,138 @@ static struct node *expr(struct parser *ps)
 
 /* ---- statements ---- */
 
-/*
- * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
- *           | "next" ";"? | "return" expr? ";"? | expr ";"?
- */
-static struct node *statement_body(struct parser *ps);
-
-static struct node *statement(struct parser *ps)
+/* A plain expression statement, e.g. the init and increment of a for loop. */
+static struct node *expr_statement(struct parser *ps)
 {
-	struct node *n;
+	struct node *n = new_node(ND_EXPR_STMT, ps->tok);
 
-	enter(ps);
-	n = statement_body(ps);
-	leave(ps);
+	n->lhs = expr(ps);
 	return n;
 }
 
+/* for = "for" "(" expr? ";" expr? ";" expr? ")" statement */
+static struct node *for_loop(struct parser *ps, struct token *tok)
+{
+	struct node *n = new_node(ND_FOR, tok);
+
+	expect(ps, "(");
+	if (!peek(ps, ";"))
+		n->init = expr_statement(ps);
+	expect(ps, ";");
+	if (peek(ps, ";")) {
+		n->cond = new_node(ND_NUMBER, ps->tok);
+		n->cond->number = 1;
+	} else {
+		n->cond = expr(ps);
+	}
+	expect(ps, ";");
+	if (!peek(ps, ")"))
+		n->incr = expr_statement(ps);
+	expect(ps, ")");
+	n->then = statement(ps);
+	return n;
+}
+
+/* A + or - after a foreach key or array sorts by it; only one may. */
+static void sort_mark(struct parser *ps, struct foreach *fe, int key)
+{
+	if (!peek(ps, "+") && !peek(ps, "-"))
+		return;
+	if (fe->sort_key != -1)
+		syntax_error(ps, ps->tok, "multiple sort directives");
+	fe->sort_key = key;
+	fe->sort_direction = peek(ps, "+") ? 1 : -1;
+	next_token(ps);
+}
+
+static struct node *foreach_key(struct parser *ps, struct foreach *fe, struct node ***tail)
+{
+	struct node *key = new_node(ND_VAR, expect_ident(ps));
+
+	key->string = key->tok->text;
+	**tail = key;
+	*tail = &key->next;
+	fe->nkeys++;
+	sort_mark(ps, fe, fe->nkeys);
+	return key;
+}
+
+/*
+ * foreach = "foreach" "(" (name sort? "=")? keys "in" source ("limit" expr)? ")" statement
+ * keys    = name sort? | "[" name sort? ("," name sort?)* "]"
+ * source  = hist | name ("[" index_list "]")? aggregate? sort?
+ */
+static struct node *foreach_loop(struct parser *ps, struct token *tok)
+{
+	struct node *n = new_node(ND_FOREACH, tok);
+	struct foreach *fe = xcalloc(1, sizeof(*fe));
+	struct node **tail = &fe->keys;
+
+	n->foreach = fe;
+	fe->sort_key = -1;
+	expect(ps, "(");
+	if (ps->tok->kind == TOK_IDENT && (token_is(ps->tok->next, "=") ||
+					   ((token_is(ps->tok->next, "+") ||
+					     token_is(ps->tok->next, "-")) &&
+					    token_is(ps->tok->next->next, "=")))) {
+		fe->value = new_node(ND_VAR, expect_ident(ps));
+		fe->value->string = fe->value->tok->text;
+		sort_mark(ps, fe, 0);
+		expect(ps, "=");
+	}
+	if (accept(ps, "[")) {
+		do
+			foreach_key(ps, fe, &tail);
+		while (accept(ps, ","));
+		expect(ps, "]");
+	} else {
+		foreach_key(ps, fe, &tail);
+	}
+	expect(ps, "in");
+	if (peek_ident(ps, "@hist_linear") || peek_ident(ps, "@hist_log")) {
+		fe->array = hist_op(ps);
+		if (fe->array->kind != ND_HIST)
+			syntax_error(ps, fe->array->tok, "expected a histogram to iterate over");
+	} else {
+		fe->array = array_name(ps);
+		if (peek(ps, "[")) {
+			struct node *filter = new_node(ND_INDEX, next_token(ps));
+
+			index_list(ps, filter, true);
+			fe->filter = filter->args;
+		}
+		if (ps->tok->kind == TOK_IDENT && is_stat_op(ps->tok->text))
+			fe->sort_aggregate = next_token(ps)->text;
+		sort_mark(ps, fe, 0);
+	}
+	if (accept(ps, "limit"))
+		fe->limit = expr(ps);
+	expect(ps, ")");
+	n->then = statement(ps);
+	return n;
+}
+
+/* try = "try" block "catch" ("(" name ")")? block */
+static struct node *try_catch(struct parser *ps, struct token *tok)
+{
+	struct node *n = new_node(ND_TRY, tok);
+
+	n->then = block(ps);
+	expect(ps, "catch");
+	if (accept(ps, "(")) {
+		n->catch_var = new_node(ND_VAR, expect_ident(ps));
+		n->catch_var->string = n->catch_var->tok->text;
+		expect(ps, ")");
+	}
+	n->els = block(ps);
+	return n;
+}
+
+/*
+ * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
+ *           | "while" "(" expr ")" statement | for | foreach | try
+ *           | ("break" | "continue" | "next" | "return" expr? | "delete" expr | expr) ";"?
+ */
 static struct node *statement_body(struct parser *ps)
 {
 	struct token *tok = ps->tok;
@@ -459,27 +1062,60 @@ static struct node *statement_body(struct parser *ps)
 			n->els = statement(ps);
 		return n;
 	}
-	if (accept(ps, "next")) {
-		n = new_node(ND_NEXT, tok);
-		accept(ps, ";");
+	if (accept(ps, "while")) {
+		n = new_node(ND_FOR, tok);
+		expect(ps, "(");
+		n->cond = expr(ps);
+		expect(ps, ")");
+		n->then = statement(ps);
 		return n;
 	}
-	if (accept(ps, "return")) {
+	if (accept(ps, "for"))
+		return for_loop(ps, tok);
+	if (accept(ps, "foreach"))
+		return foreach_loop(ps, tok);
+	if (accept(ps, "try"))
+		return try_catch(ps, tok);
+	if (accept(ps, "break"))
+		n = new_node(ND_BREAK, tok);
+	else if (accept(ps, "continue"))
+		n = new_node(ND_CONTINUE, tok);
+	else if (accept(ps, "next"))
+		n = new_node(ND_NEXT, tok);
+	else if (accept(ps, "return")) {
 		if (!ps->in_function)
 			syntax_error(ps, tok, "found 'return' not in function context");
 		n = new_node(ND_RETURN, tok);
 		if (!peek(ps, ";") && !peek(ps, "}"))
 			n->lhs = expr(ps);
-		accept(ps, ";");
-		return n;
+	} else if (accept(ps, "delete")) {
+		/* delete = "delete" name ("[" index_list "]")?     the index may hold * */
+		n = new_node(ND_DELETE, tok);
+		n->lhs = array_name(ps);
+		if (peek(ps, "("))
+			syntax_error(ps, ps->tok, "expected an array, an element or a variable "
+						  "after 'delete'");
+		if (peek(ps, "[")) {
+			struct node *element = new_node(ND_INDEX, next_token(ps));
+
+			element->lhs = n->lhs;
+			index_list(ps, element, true);
+			n->lhs = element;
+		}
+	} else {
+		n = expr_statement(ps);
 	}
-	if (tok->kind == TOK_KEYWORD &&
-	    (peek(ps, "for") || peek(ps, "foreach") || peek(ps, "while") || peek(ps, "delete") ||
-	     peek(ps, "break") || peek(ps, "continue") || peek(ps, "try")))
-		syntax_error(ps, tok, "'%s' statements are not implemented yet", tok->text);
-	n = new_node(ND_EXPR_STMT, tok);
-	n->lhs = expr(ps);
 	accept(ps, ";");	/* ends a simple statement; after a block it would be one */
+	return n;
+}
+
+static struct node *statement(struct parser *ps)
+{
+	struct node *n;
+
+	enter(ps);
+	n = statement_body(ps);
+	leave(ps);
 	return n;
 }
 
@@ -500,33 +1136,27 @@ static struct node *block(struct parser *ps)
 
 /* ---- declarations ---- */
 
-/* literal = number | string | "-" number */
-static struct node *literal(struct parser *ps)
+/* A name part: identifier, keyword (return, call...) or wildcard; glued when unspaced. */
+static bool is_name_part(struct token *tok)
 {
-	struct token *tok = ps->tok;
-	struct node *n;
-
-	if (tok->kind == TOK_STRING || tok->kind == TOK_NUMBER)
-		return primary(ps);
-	if (peek(ps, "-") && tok->next->kind == TOK_NUMBER) {
-		next_token(ps);
-		n = primary(ps);
-		n->number = -n->number;
-		return n;
-	}
-	syntax_error(ps, tok, "expected literal string or number");
+	return tok->kind == TOK_IDENT || tok->kind == TOK_KEYWORD || token_is(tok, "*") ||
+	       (tok->kind == TOK_NUMBER);
 }
 
-/* component = (ident | "*") ("(" literal ")")? */
+/* component = name_part+ ("(" literal ")")?       e.g. function("x"), sys*call, ** */
 static struct component *component(struct parser *ps)
 {
 	struct component *c = xcalloc(1, sizeof(*c));
+	struct strbuf name = { 0 };
 
 	c->tok = ps->tok;
-	if (ps->tok->kind == TOK_IDENT || ps->tok->kind == TOK_KEYWORD || peek(ps, "*"))
-		c->name = next_token(ps)->text;
-	else
-		syntax_error(ps, ps->tok, "expected identifier or '*'");
+	if (!is_name_part(ps->tok) || ps->tok->kind == TOK_NUMBER ||
+	    ps->tok->text[0] == '$' || ps->tok->text[0] == '@')
+		syntax_error(ps, ps->tok, "expected probe point specifier");
+	do
+		sb_puts(&name, next_token(ps)->text);
+	while (is_name_part(ps->tok) && !ps->tok->space_before);
+	c->name = sb_steal(&name);
 	if (accept(ps, "(")) {
 		c->arg = literal(ps);
 		expect(ps, ")");
@@ -561,21 +1191,38 @@ static struct probe_point *probe_point(struct parser *ps)
 	return pp;
 }
 
-/* probe = "probe" probe_point ("," probe_point)* block */
-static void probe(struct parser *ps)
+/*
+ * probe = "probe" probe_point ("," probe_point)* block
+ *       | "probe" probe_point ("=" | "+=") probe_point ("," probe_point)* block ("," block)?
+ */
+static void probe(struct parser *ps, bool private_)
 {
 	struct probe *p = xcalloc(1, sizeof(*p));
 	struct probe_point **tail = &p->points;
 
 	p->tok = expect(ps, "probe");
 	p->file = ps->file;
-	do {
+	p->private_ = private_;
+	*tail = probe_point(ps);
+	tail = &(*tail)->next;
+	if (peek(ps, "=") || peek(ps, "+=")) {
+		p->alias = peek(ps, "=") ? ALIAS_PROLOGUE : ALIAS_EPILOGUE;
+		next_token(ps);
+		p->alias_name = p->points;
+		p->points = NULL;
+		tail = &p->points;
 		*tail = probe_point(ps);
 		tail = &(*tail)->next;
-	} while (accept(ps, ","));
-	if (peek(ps, "=") || peek(ps, "+="))
-		syntax_error(ps, ps->tok, "probe aliases are not implemented yet");
+	}
+	while (accept(ps, ",")) {
+		*tail = probe_point(ps);
+		tail = &(*tail)->next;
+	}
+	if (!p->alias && (peek(ps, "=") || peek(ps, "+=")))
+		syntax_error(ps, ps->tok, "expected probe point specifier");
 	p->body = block(ps);
+	if (p->alias == ALIAS_PROLOGUE && accept(ps, ","))
+		p->epilogue = block(ps);
 	*ps->probe_tail = p;
 	ps->probe_tail = &p->next;
 }
@@ -592,21 +1239,12 @@ static enum stap_type type_annotation(struct parser *ps)
 	syntax_error(ps, ps->tok, "expected 'long' or 'string'");
 }
 
-/* Consumes the %{ %} block either way, so recovery does not report it twice. */
-static struct token *embedded_code(struct parser *ps)
-{
-	struct token *tok = next_token(ps);
-
-	if (!ps->privileged)
-		syntax_error(ps, tok, "embedded code in unprivileged script; need stap -g");
-	return tok;
-}
-
 /*
- * function = "function" ident type? "(" (param ("," param)*)? ")" (block | embedded)
- * param    = ident type?
+ * function = "function" name type? "(" (param ("," param)*)? ")" (":" number)?
+ *            (block | embedded)
+ * param    = name type?
  */
-static void function(struct parser *ps)
+static void function(struct parser *ps, bool private_)
 {
 	struct function *f = xcalloc(1, sizeof(*f));
 	struct symbol **tail = &f->params;
@@ -615,6 +1253,7 @@ static void function(struct parser *ps)
 	f->tok = expect_ident(ps);
 	f->name = f->tok->text;
 	f->file = ps->file;
+	f->private_ = private_;
 	f->return_type = type_annotation(ps);
 	expect(ps, "(");
 	if (!accept(ps, ")")) {
@@ -631,6 +1270,12 @@ static void function(struct parser *ps)
 		} while (accept(ps, ","));
 		expect(ps, ")");
 	}
+	if (accept(ps, ":")) {
+		if (ps->tok->kind != TOK_NUMBER)
+			syntax_error(ps, ps->tok, "expected a number for the function's priority");
+		f->priority = next_token(ps)->number;
+		f->has_priority = true;
+	}
 	if (ps->tok->kind == TOK_EMBEDDED) {
 		f->embedded = embedded_code(ps);
 	} else {
@@ -642,109 +1287,75 @@ static void function(struct parser *ps)
 	ps->function_tail = &f->next;
 }
 
-/* global = "global" ident ("=" literal)? ("," ident ("=" literal)?)* */
-static void global(struct parser *ps)
+/* global_var = name "%"? ("[" number "]")? "%"? ("=" literal)? */
+static void global_var(struct parser *ps, bool private_)
+{
+	struct symbol *g = xcalloc(1, sizeof(*g));
+
+	g->tok = expect_ident(ps);
+	g->name = g->tok->text;
+	g->kind = SYM_GLOBAL;
+	g->private_ = private_;
+	g->wrap = accept(ps, "%");
+	if (accept(ps, "[")) {
+		if (ps->tok->kind != TOK_NUMBER)
+			syntax_error(ps, ps->tok, "expected a number for the array's size");
+		g->array_size = next_token(ps)->number;
+		expect(ps, "]");
+		if (accept(ps, "%"))
+			g->wrap = true;
+	}
+	if (accept(ps, "=")) {
+		if (g->array_size)
+			syntax_error(ps, ps->tok, "an array cannot have an initial value");
+		g->init = literal(ps);
+	}
+	*ps->global_tail = g;
+	ps->global_tail = &g->next;
+}
+
+/* global = "global" global_var ("," global_var)* ";"? */
+static void global(struct parser *ps, bool private_)
 {
 	expect(ps, "global");
-	do {
-		struct symbol *g = xcalloc(1, sizeof(*g));
-
-		g->tok = expect_ident(ps);
-		g->name = g->tok->text;
-		g->kind = SYM_GLOBAL;
-		if (peek(ps, "[") || peek(ps, "%"))
-			syntax_error(ps, ps->tok, "global arrays are not implemented yet");
-		if (accept(ps, "="))
-			g->init = literal(ps);
-		*ps->global_tail = g;
-		ps->global_tail = &g->next;
-	} while (accept(ps, ","));
+	do
+		global_var(ps, private_);
+	while (accept(ps, ","));
 	accept(ps, ";");
 }
 
-/* file = (probe | function | global | embedded)* */
+/*
+ * file    = (private? (probe | function | global) | "private" global_var | embedded)*
+ */
 static void toplevel(struct parser *ps)
 {
 	struct token *tok = ps->tok;
+	bool private_ = accept(ps, "private");
 
 	if (peek(ps, "probe")) {
-		probe(ps);
+		if (private_)
+			syntax_error(ps, tok, "probes cannot be private");
+		probe(ps, false);
 	} else if (peek(ps, "function")) {
-		function(ps);
+		function(ps, private_);
 	} else if (peek(ps, "global")) {
-		global(ps);
-	} else if (peek(ps, "private")) {
-		syntax_error(ps, tok, "'private' is not implemented yet");
-	} else if (tok->kind == TOK_EMBEDDED) {
+		global(ps, private_);
+	} else if (private_ && ps->tok->kind == TOK_IDENT) {
+		/* "private x" declares a private global: the keyword global is optional */
+		do
+			global_var(ps, true);
+		while (accept(ps, ","));
+		accept(ps, ";");
+	} else if (!private_ && ps->tok->kind == TOK_EMBEDDED) {
 		struct embed *e = xcalloc(1, sizeof(*e));
 
 		e->code = embedded_code(ps);
 		*ps->embed_tail = e;
 		ps->embed_tail = &e->next;
 	} else {
-		syntax_error(ps, tok, "expected 'probe', 'global', 'function', or '%%{'");
+		syntax_error(ps, ps->tok,
+			     "expected 'probe', 'global', 'private', 'function', or '%%{'");
 	}
-}
-
-/*
- * $1..$N become the tokens of that argument, @1..@N a string, $# and @# the count.
- * (This is the first piece of the preprocessor.)
- */
-static struct token *substitute_script_args(struct token *list, struct strlist *args, int *errors)
-{
-	struct token head = { .next = list }, *prev = &head;
-
-	for (struct token *tok = list; tok; prev = tok, tok = tok->next) {
-		const char *t = tok->text;
-		long index;
-		char *end;
-
-		if (tok->kind != TOK_IDENT || (t[0] != '$' && t[0] != '@'))
-			continue;
-		if (strcmp(t + 1, "#") == 0) {
-			tok->kind = TOK_NUMBER;
-			tok->number = args->count;
-			tok->text = xasprintf("%d", args->count);
-			continue;
-		}
-		index = strtol(t + 1, &end, 10);
-		if (!(t[1] >= '0' && t[1] <= '9') || *end)
-			continue;
-		if (index < 1 || index > args->count) {
-			diag_at("parse error", tok, "command line argument out of range [1-%d]",
-				args->count);
-			(*errors)++;
-			continue;
-		}
-		if (t[0] == '@') {
-			tok->kind = TOK_STRING;
-			tok->text = args->items[index - 1];
-			continue;
-		}
-		/* splice the argument's own tokens in place of $N, located at $N */
-		struct source_file *src = xcalloc(1, sizeof(*src));
-		struct token *sub, *last;
-
-		src->name = xasprintf("<command line argument %ld>", index);
-		src->text = args->items[index - 1];
-		sub = tokenize(src, errors);
-		if (sub->kind == TOK_EOF) {
-			prev->next = tok->next;		/* an empty argument: nothing */
-			tok = prev;
-			continue;
-		}
-		for (last = sub;; last = last->next) {
-			last->file = tok->file;
-			last->line = tok->line;
-			last->column = tok->column;
-			if (last->next->kind == TOK_EOF)
-				break;
-		}
-		last->next = tok->next;
-		prev->next = sub;
-		tok = last;
-	}
-	return head.next;
 }
 
 /* Declarations until the end; after an error, resynchronize at the next one. */
@@ -763,28 +1374,51 @@ static void parse_declarations(struct parser *ps)
 			synchronize(ps);
 		}
 	}
+	if (ps->errors >= MAX_PARSE_ERRORS)
+		fprintf(stderr, "Too many parse errors in %s; giving up on it.\n",
+			ps->file->source->name);
 }
 
-struct stapfile *parse_file(struct source_file *src, bool privileged, struct strlist *args,
-			    int *errors)
+enum print_kind print_kind_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum print_kind kind;
+	} names[] = {
+		{ "print", PRINT_PRINT }, { "println", PRINT_PRINTLN },
+		{ "printd", PRINT_PRINTD }, { "printdln", PRINT_PRINTDLN },
+		{ "printf", PRINT_PRINTF }, { "sprint", PRINT_SPRINT },
+		{ "sprintln", PRINT_SPRINTLN }, { "sprintd", PRINT_SPRINTD },
+		{ "sprintdln", PRINT_SPRINTDLN }, { "sprintf", PRINT_SPRINTF },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0)
+			return names[i].kind;
+	return PRINT_NONE;
+}
+
+struct stapfile *parse_file(struct preprocessor *pp, struct source_file *src, bool privileged,
+			    bool script_args, int *errors)
 {
 	struct stapfile *file = xcalloc(1, sizeof(*file));
 	struct parser ps = { .file = file, .privileged = privileged };
-	int lex_errors = 0;
-	struct token *tokens = tokenize(src, &lex_errors);
+	int before = *errors;
+	struct token *tokens = tokenize(src, errors);
+	bool had_tokens = tokens->kind != TOK_EOF;
 
-	if (args)
-		tokens = substitute_script_args(tokens, args, &lex_errors);
 	file->source = src;
+	if (*errors == before)
+		tokens = preprocess(pp, tokens, script_args, &file->macros, errors);
+	if (*errors != before)
+		return file;
 	ps.tok = tokens;
-	ps.errors = lex_errors;
 	ps.embed_tail = &file->embeds;
 	ps.global_tail = &file->globals;
 	ps.probe_tail = &file->probes;
 	ps.function_tail = &file->functions;
-
-	if (lex_errors == 0)
-		parse_declarations(&ps);
+	file->empty_after_preprocessing = had_tokens && tokens->kind == TOK_EOF;
+	parse_declarations(&ps);
 	*errors += ps.errors;
 	return file;
 }

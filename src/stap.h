@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #ifndef STAPLER_VERSION
@@ -31,6 +32,13 @@
 /* ------------------------------------------------------------------ */
 /* util.c: memory, strings, growing buffers                            */
 /* ------------------------------------------------------------------ */
+
+#ifdef STAP_FUZZING
+/* The fuzz target frees everything one input allocated: util.c keeps track of it. */
+void xfree(void *p);
+void xfree_all(void);
+#define free(p) xfree(p)
+#endif
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
@@ -96,10 +104,12 @@ enum token_kind {
 struct token {
 	enum token_kind kind;
 	char *text;		/* spelling; for strings the decoded value */
-	char *raw;		/* strings: the spelling between the quotes */
-	int64_t number;		/* TOK_NUMBER */
+	char *raw;		/* strings as stap keeps them: escapes as written, but \" is " */
+	int64_t number;		/* TOK_NUMBER (wrapped to 64 bits) */
 	struct source_file *file;
 	int line, column;	/* 1-based */
+	bool space_before;	/* whitespace or a comment precedes it */
+	struct token *expanded_from;	/* the @macro invocation it came from, if any */
 	struct token *next;
 };
 
@@ -118,6 +128,37 @@ const char *token_kind_name(enum token_kind kind);
 /* tokenize.c */
 struct token *tokenize(struct source_file *file, int *errors);
 bool token_is(struct token *tok, const char *text);	/* operator or keyword */
+struct token *copy_token(struct token *tok);
+
+/* ------------------------------------------------------------------ */
+/* The preprocessor (pass 1): macros, %( %? %: %), $1 @1 $# @#         */
+/* ------------------------------------------------------------------ */
+
+struct macro {
+	char *name;			/* without the @ */
+	struct token **params;		/* names, without the @ */
+	int nparams;
+	struct token *body;		/* tokens between %( and %), EOF-terminated */
+	struct token *tok;		/* the @define */
+	struct macro *next;
+};
+
+/* What %( %) conditions test, and the macros every file sees. */
+struct preprocessor {
+	struct session *session;
+	struct macro *library;		/* from the *.stpm files on the tapset path */
+	char *kernel_v, *kernel_vr;	/* "6.1.0", "6.1.0-56-cloud-amd64" */
+	const char *arch, *runtime, *privilege, *compat_version;
+	struct strlist config;		/* "CONFIG_X=y" lines of the target's .config */
+	bool config_loaded;
+};
+
+struct preprocessor *preprocessor_new(struct session *s);
+/* Expands a file's tokens; FILE_MACROS collects the file's own @defines. */
+struct token *preprocess(struct preprocessor *pp, struct token *tokens, bool script_args,
+			 struct macro **file_macros, int *errors);
+/* Reads a macro library (*.stpm): only @define (possibly under %( %)) is allowed. */
+void load_macro_library(struct preprocessor *pp, struct source_file *file, int *errors);
 
 /* ------------------------------------------------------------------ */
 /* The AST (pass 1)                                                    */
@@ -127,40 +168,85 @@ enum stap_type {
 	TYPE_UNKNOWN,
 	TYPE_LONG,
 	TYPE_STRING,
+	TYPE_STATS,
 };
 const char *type_name(enum stap_type type);
 
 enum node_kind {
 	/* expressions */
 	ND_NUMBER,		/* number */
-	ND_STRING,		/* string */
-	ND_VAR,			/* name -> sym */
-	ND_CALL,		/* name(args) -> func, or a print builtin */
+	ND_STRING,		/* string (raw: as stap prints it) */
+	ND_VAR,			/* string: a local, global or array name -> sym */
+	ND_INDEX,		/* lhs[args]: array element, or a histogram's bucket */
+	ND_CALL,		/* string(args) -> func */
+	ND_PRINT,		/* print, printf, sprintf, ... (print names the kind) */
 	ND_ASSIGN,		/* lhs op rhs, op is "=", "+=", ".=", ... */
+	ND_ACCUMULATE,		/* lhs <<< rhs */
 	ND_BINARY,		/* lhs op rhs: arithmetic, bitwise, shifts */
 	ND_CONCAT,		/* lhs . rhs */
 	ND_COMPARE,		/* lhs op rhs: < <= > >= == != */
+	ND_REGEX,		/* lhs =~ rhs / lhs !~ rhs, rhs a string literal */
 	ND_LOGICAL,		/* lhs op rhs: && || */
 	ND_UNARY,		/* op lhs: - ! ~ + */
+	ND_INCREMENT,		/* ++lhs, lhs++, --lhs, lhs-- (prefix says which) */
 	ND_TERNARY,		/* cond ? then : els */
+	ND_IN,			/* [args] in lhs */
+	ND_WILDCARD,		/* * among index expressions */
+	ND_STAT,		/* string(lhs [, args]): @count @sum @min @max @avg @variance */
+	ND_HIST,		/* string(lhs, args): @hist_linear, @hist_log */
+	ND_TARGET,		/* string ($var, $$vars...) with components, pretty, addressof */
+	ND_CAST,		/* @cast(lhs, type_name [, module]) with components */
+	ND_AT_VAR,		/* @var(string [, module]) with components */
+	ND_AUTOCAST,		/* lhs with components: s->name, f()->x, (p)[0] */
+	ND_DEFINED,		/* @defined(lhs) */
+	ND_ENTRY,		/* @entry(lhs) */
+	ND_PROBEWRITE,		/* @probewrite(lhs) */
+	ND_EMBEDDED_EXPR,	/* %{ string %} */
 	/* statements */
 	ND_BLOCK,		/* { body... } */
 	ND_EXPR_STMT,		/* lhs */
 	ND_IF,			/* if (cond) then else els */
+	ND_FOR,			/* for (init; cond; incr) then; also while (cond) then */
+	ND_FOREACH,		/* see struct foreach */
+	ND_BREAK,
+	ND_CONTINUE,
 	ND_NEXT,
 	ND_RETURN,		/* return lhs? */
+	ND_DELETE,		/* delete lhs */
+	ND_TRY,			/* try then catch (catch_var) els */
 	ND_NULL_STMT,		/* ; */
 };
 
-/* The print family: statements of the language, not tapset functions. */
-enum print_builtin {
+/* The print family: functions the translator formats itself. */
+enum print_kind {
 	PRINT_NONE,
-	PRINT_PRINT,		/* print(a, ...) */
-	PRINT_PRINTLN,		/* println(a, ...) */
+	PRINT_PRINT, PRINT_PRINTLN, PRINT_PRINTD, PRINT_PRINTDLN, PRINT_PRINTF,
+	PRINT_SPRINT, PRINT_SPRINTLN, PRINT_SPRINTD, PRINT_SPRINTDLN, PRINT_SPRINTF,
+};
+enum print_kind print_kind_of(const char *name);
+
+/* ->field and [index] after a $target, @cast or @var */
+struct target_component {
+	char *field;			/* NULL for an [index] */
+	struct node *index;
+	struct token *tok;
+	struct target_component *next;
 };
 
 struct symbol;
 struct function;
+
+struct foreach {
+	struct node *value;		/* v in "foreach (v = [k] in a)", or NULL */
+	struct node *keys;		/* ND_VAR list */
+	int nkeys;
+	struct node *array;		/* ND_VAR, or an ND_HIST to walk its buckets */
+	struct node *filter;		/* a[1, *]: index expressions, or NULL */
+	int sort_key;			/* 1..nkeys: by that key; 0: by value; -1: unsorted */
+	int sort_direction;		/* +1 ascending, -1 descending */
+	char *sort_aggregate;		/* "@sum" ... for arrays of statistics, or NULL */
+	struct node *limit;
+};
 
 struct node {
 	enum node_kind kind;
@@ -169,16 +255,26 @@ struct node {
 	const char *op;		/* operator spelling */
 	struct node *lhs, *rhs;
 	struct node *cond, *then, *els;
+	struct node *init, *incr;	/* ND_FOR */
 	struct node *body;	/* ND_BLOCK statements, linked by next */
-	struct node *args;	/* ND_CALL arguments, linked by next */
+	struct node *args;	/* call arguments, index expressions..., linked by next */
 	int nargs;
 	struct node *next;
 	int64_t number;		/* ND_NUMBER */
-	char *string;		/* ND_STRING value, ND_VAR/ND_CALL name */
-	char *raw;		/* ND_STRING as written, escapes and all (or NULL) */
+	char *string;		/* ND_STRING value; names of variables, functions, @ops */
+	char *raw;		/* ND_STRING as stap keeps it (or NULL) */
+	bool prefix;		/* ND_INCREMENT: ++x rather than x++ */
+	enum print_kind print;	/* ND_PRINT */
+	/* ND_TARGET, ND_CAST, ND_AT_VAR, ND_AUTOCAST */
+	struct target_component *components;
+	int pretty;		/* 1 for a trailing $, 2 for $$ */
+	bool addressof;		/* &$var */
+	char *type_name, *module;	/* @cast("type", "module"), @var("name", "module") */
+	struct foreach *foreach;	/* ND_FOREACH */
+	struct node *catch_var;		/* ND_TRY: catch (var), or NULL */
+	/* pass 2 */
 	struct symbol *sym;	/* ND_VAR, resolved by pass 2 */
 	struct function *func;	/* ND_CALL, resolved by pass 2 */
-	enum print_builtin print;	/* ND_CALL of a print builtin */
 	int height;		/* of the expression tree under it (bounded by the parser) */
 };
 
@@ -191,10 +287,13 @@ struct symbol {
 	struct token *tok;	/* first mention */
 	struct token *type_tok;	/* where its type was first inferred */
 	struct node *init;	/* global initialiser */
+	int64_t array_size;	/* global a[N]; 0: MAXMAPENTRIES */
+	bool wrap;		/* global a%: wrap-around array */
+	bool private_;		/* private: visible in its file only */
 	struct symbol *next;
 };
 
-/* One component of a probe point: function("vfs_read"), return, ms(100) */
+/* One component of a probe point: function("vfs_read"), return, ms(100), sys*, ** */
 struct component {
 	char *name;
 	struct node *arg;	/* ND_NUMBER / ND_STRING, or NULL */
@@ -211,13 +310,20 @@ struct probe_point {
 	struct probe_point *next;
 };
 
+enum alias_kind { NOT_ALIAS, ALIAS_PROLOGUE, ALIAS_EPILOGUE };
+
+/* A probe, or a probe alias: "probe NAME = POINTS { prologue }[, { epilogue }]" */
 struct probe {
-	struct probe_point *points;
-	struct node *body;	/* ND_BLOCK */
-	struct symbol *locals;	/* filled by pass 2 */
+	struct probe_point *points;	/* where it fires; an alias's expansion */
+	struct node *body;		/* ND_BLOCK */
+	enum alias_kind alias;
+	struct probe_point *alias_name;	/* the point an alias defines */
+	struct node *epilogue;		/* "= ... { } , { epilogue }" */
+	bool private_;
+	struct symbol *locals;		/* filled by pass 2 */
 	struct token *tok;
 	struct stapfile *file;
-	int index;		/* handler number, for pass 3 */
+	int index;			/* handler number, for pass 3 */
 	struct probe *next;
 };
 
@@ -227,6 +333,9 @@ struct function {
 	struct token *type_tok;		/* where the return type was first inferred */
 	struct symbol *params;
 	int nparams;
+	int64_t priority;		/* function f() :N { } */
+	bool has_priority;
+	bool private_;
 	struct symbol *locals;	/* filled by pass 2 */
 	struct node *body;	/* ND_BLOCK, or NULL for embedded C */
 	struct token *embedded;	/* TOK_EMBEDDED body */
@@ -246,21 +355,21 @@ struct stapfile {
 	struct source_file *source;
 	struct embed *embeds;
 	struct symbol *globals;
-	struct probe *probes;
+	struct probe *probes;		/* probes and aliases, in order */
 	struct function *functions;
+	struct macro *macros;		/* its own @defines */
+	bool empty_after_preprocessing;
 	struct stapfile *next;
 };
 
-/* parse.c */
-struct stapfile *parse_file(struct source_file *file, bool privileged, struct strlist *args,
-			    int *errors);
+/* parse.c: pass 1 of one file (tokenize, preprocess, parse) */
+struct stapfile *parse_file(struct preprocessor *pp, struct source_file *file, bool privileged,
+			    bool script_args, int *errors);
 
 /* dump.c: -p1 and -p2 output */
 void dump_parse_tree(FILE *out, struct stapfile *file);
 struct program;
 void dump_program(FILE *out, struct program *prog, bool bodies);
-void dump_expr(struct strbuf *sb, struct node *n);
-void dump_probe_point(struct strbuf *sb, struct probe_point *pp);
 
 /* ------------------------------------------------------------------ */
 /* The session: the command line, as every pass sees it                */
@@ -287,6 +396,7 @@ struct session {
 	struct strlist include_dirs;	/* -I */
 	const char *kernel_release;	/* -r REL */
 	const char *kernel_build_dir;	/* /lib/modules/REL/build, or -r DIR */
+	const char *compat_version;	/* --compatible=VERSION: systemtap_v */
 
 	/* module build */
 	const char *module_name;	/* -m */
@@ -355,14 +465,20 @@ const char *probe_point_first_name(struct probe_point *pp);
 extern const struct probe_family begin_end_family;
 
 /* tapset.c: where library scripts live and which file defines what */
+enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };
 struct tapset_index;
-struct tapset_index *tapset_index_open(struct session *s);
-/* Parse (once) and return the tapset file that defines function NAME, or NULL. */
-struct stapfile *tapset_find_function(struct tapset_index *ix, const char *name, int *errors);
-int tapset_function_names(struct tapset_index *ix, const char ***names);
+struct strlist tapset_search_path(struct session *s);
+int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
+struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp);
+/* Parses (once) and returns the tapset file that defines NAME, or NULL. */
+struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
+			     const char *name, int *errors);
+int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
+		 const char ***names);
 
 /* elaborate.c */
-struct program *elaborate(struct session *s, struct stapfile *user, int *errors);
+struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
+			  int *errors);
 
 /* ------------------------------------------------------------------ */
 /* Passes 3-5                                                          */

@@ -2,8 +2,9 @@
  * tokenize.c - pass 1, part 1: script text to a list of tokens.
  *
  * Comments (#, //, / * * /), numbers (decimal, octal, hex), strings with C escapes,
- * identifiers (also $name, @name, $1, $#), keywords, operators, and embedded C %{ %}.
- * Every token keeps its file, line and column.
+ * identifiers (also $name, @name, $1, $#, $var$$), keywords, every operator, and
+ * embedded C %{ %}.  Every token keeps its file, line and column, and whether space
+ * came before it (probe point components like sys*call are written without).
  */
 #include "stap.h"
 
@@ -19,7 +20,7 @@ static const char *const keywords[] = {
 
 /* Longest first within a common prefix: the scanner takes the first match. */
 static const char *const operators[] = {
-	"<<<", "<<=", ">>=", "...",
+	"<<<", "<<=", ">>=",
 	"%{", "%}", "%(", "%)", "%?", "%:",
 	"=~", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".=",
 	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->",
@@ -33,6 +34,7 @@ struct lexer {
 	const char *p;
 	int line, column;
 	int errors;
+	bool space;		/* whitespace or a comment since the last token */
 	struct token head, *tail;
 };
 
@@ -40,6 +42,15 @@ bool token_is(struct token *tok, const char *text)
 {
 	return (tok->kind == TOK_OPERATOR || tok->kind == TOK_KEYWORD) &&
 	       strcmp(tok->text, text) == 0;
+}
+
+struct token *copy_token(struct token *tok)
+{
+	struct token *copy = xmalloc(sizeof(*copy));
+
+	*copy = *tok;
+	copy->next = NULL;
+	return copy;
 }
 
 static void advance(struct lexer *lx, size_t n)
@@ -63,6 +74,8 @@ static struct token *new_token(struct lexer *lx, enum token_kind kind, int line,
 	tok->file = lx->file;
 	tok->line = line;
 	tok->column = column;
+	tok->space_before = lx->space;
+	lx->space = false;
 	lx->tail->next = tok;
 	lx->tail = tok;
 	return tok;
@@ -100,6 +113,7 @@ static bool skip_space(struct lexer *lx)
 		} else {
 			return true;
 		}
+		lx->space = true;
 	}
 }
 
@@ -110,41 +124,50 @@ static int hex_value(char c)
 	return tolower((unsigned char)c) - 'a' + 10;
 }
 
+/*
+ * TEXT gets the value with C escapes decoded; RAW the string as stap keeps and prints it:
+ * the escapes C knows left for the compiler, other backslashes dropped (\" is ").
+ */
 static void lex_string(struct lexer *lx, struct token *tok)
 {
-	struct strbuf sb = { 0 };
-	const char *start;
+	struct strbuf text = { 0 }, raw = { 0 };
 
 	advance(lx, 1);		/* opening quote */
-	start = lx->p;
 	while (*lx->p && *lx->p != '"') {
 		char c = *lx->p;
 
 		if (c != '\\') {
-			sb_putc(&sb, c);
+			sb_putc(&text, c);
+			sb_putc(&raw, c);
 			advance(lx, 1);
 			continue;
 		}
 		advance(lx, 1);
 		c = *lx->p;
+		/* stap keeps the escapes C knows for the compiler, and drops other backslashes */
+		if (c && strchr("abfnrtv\\x01234567", c))
+			sb_putc(&raw, '\\');
+		if (c)
+			sb_putc(&raw, c);
 		switch (c) {
-		case 'n': sb_putc(&sb, '\n'); break;
-		case 't': sb_putc(&sb, '\t'); break;
-		case 'r': sb_putc(&sb, '\r'); break;
-		case 'a': sb_putc(&sb, '\a'); break;
-		case 'b': sb_putc(&sb, '\b'); break;
-		case 'f': sb_putc(&sb, '\f'); break;
-		case 'v': sb_putc(&sb, '\v'); break;
-		case '\\': case '"': case '\'': case '?': sb_putc(&sb, c); break;
+		case 'n': sb_putc(&text, '\n'); break;
+		case 't': sb_putc(&text, '\t'); break;
+		case 'r': sb_putc(&text, '\r'); break;
+		case 'a': sb_putc(&text, '\a'); break;
+		case 'b': sb_putc(&text, '\b'); break;
+		case 'f': sb_putc(&text, '\f'); break;
+		case 'v': sb_putc(&text, '\v'); break;
+		case '\\': case '"': case '\'': case '?': sb_putc(&text, c); break;
 		case 'x': {
 			int v = 0, digits = 0;
 
 			while (digits < 2 && isxdigit((unsigned char)lx->p[1])) {
 				advance(lx, 1);
+				sb_putc(&raw, *lx->p);
 				v = v * 16 + hex_value(*lx->p);
 				digits++;
 			}
-			sb_putc(&sb, (char)v);
+			sb_putc(&text, (char)v);
 			break;
 		}
 		case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
@@ -152,18 +175,17 @@ static void lex_string(struct lexer *lx, struct token *tok)
 
 			while (digits < 3 && lx->p[1] >= '0' && lx->p[1] <= '7') {
 				advance(lx, 1);
+				sb_putc(&raw, *lx->p);
 				v = v * 8 + (*lx->p - '0');
 				digits++;
 			}
-			sb_putc(&sb, (char)v);
+			sb_putc(&text, (char)v);
 			break;
 		}
 		case '\0':
 			continue;
 		default:
-			/* unknown escapes keep the backslash, as C compilers would warn about */
-			sb_putc(&sb, '\\');
-			sb_putc(&sb, c);
+			sb_putc(&text, c);	/* \. is ., as in the raw form */
 		}
 		advance(lx, 1);
 	}
@@ -171,16 +193,16 @@ static void lex_string(struct lexer *lx, struct token *tok)
 		tok->kind = TOK_JUNK;
 		tok->text = xstrdup("");
 		lex_error(lx, tok, "Could not find matching closing quote");
-		sb_free(&sb);
+		sb_free(&text);
+		sb_free(&raw);
 		return;
 	}
-	tok->raw = xstrndup(start, lx->p - start);
 	advance(lx, 1);		/* closing quote */
-	tok->text = sb_steal(&sb);
+	tok->text = sb_steal(&text);
+	tok->raw = sb_steal(&raw);
 }
 
-/* Decimal literals fit a long (2^63 only as the operand of unary minus); hex and octal
- * may use all 64 bits. */
+/* Integers are 64-bit; values above 2^63 are accepted and wrap, as in SystemTap. */
 static void lex_number(struct lexer *lx, struct token *tok)
 {
 	const char *start = lx->p, *digits = start, *end = start;
@@ -206,8 +228,6 @@ static void lex_number(struct lexer *lx, struct token *tok)
 		else
 			v = v * base + d;
 	}
-	if (base == 10 && v > 9223372036854775808ULL)
-		bad = true;
 	tok->text = xstrndup(start, end - start);
 	tok->number = (int64_t)v;
 	advance(lx, end - start);

@@ -90,7 +90,7 @@ static bool has_side_effects(struct node *n)
 {
 	if (!n)
 		return false;
-	if (n->kind == ND_ASSIGN || n->kind == ND_CALL)
+	if (n->kind == ND_ASSIGN || n->kind == ND_CALL || n->kind == ND_PRINT)
 		return true;
 	if (n->kind == ND_BINARY && (strcmp(n->op, "/") == 0 || strcmp(n->op, "%") == 0))
 		return true;	/* may raise an error */
@@ -311,7 +311,9 @@ static char *expr(struct body *b, struct node *n)
 	case ND_VAR:
 		return xasprintf("l->l_%s", n->string);
 	case ND_CALL:
-		return n->print ? print_call(b, n) : function_call(b, n);
+		return function_call(b, n);
+	case ND_PRINT:
+		return print_call(b, n);
 	case ND_ASSIGN:
 		return assign(b, n);
 	case ND_BINARY:

@@ -12,6 +12,81 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef STAP_FUZZING
+/* (free)(p) is the C library's: the macro free(p) is xfree(p). */
+/* An open-addressing set of the live allocations, so xfree_all() can free them. */
+static void **tracked;
+static size_t tracked_capacity, tracked_used;	/* used counts tombstones too */
+static char tombstone;
+
+static size_t slot_of(void *p, size_t capacity)
+{
+	return ((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL % capacity;
+}
+
+static void track(void *p);
+
+static void rehash(size_t capacity)
+{
+	void **old = tracked;
+	size_t old_capacity = tracked_capacity;
+
+	tracked = calloc(capacity, sizeof(*tracked));
+	tracked_capacity = capacity;
+	tracked_used = 0;
+	for (size_t i = 0; i < old_capacity; i++)
+		if (old[i] && old[i] != &tombstone)
+			track(old[i]);
+	(free)(old);
+}
+
+static void track(void *p)
+{
+	size_t i;
+
+	if ((tracked_used + 1) * 2 > tracked_capacity)
+		rehash(tracked_capacity ? tracked_capacity * 2 : 1024);
+	for (i = slot_of(p, tracked_capacity); tracked[i] && tracked[i] != &tombstone;
+	     i = (i + 1) % tracked_capacity)
+		;
+	if (!tracked[i])
+		tracked_used++;
+	tracked[i] = p;
+}
+
+static void untrack(void *p)
+{
+	for (size_t i = slot_of(p, tracked_capacity); tracked_capacity && tracked[i];
+	     i = (i + 1) % tracked_capacity)
+		if (tracked[i] == p) {
+			tracked[i] = &tombstone;
+			return;
+		}
+}
+
+void xfree(void *p)
+{
+	if (p)
+		untrack(p);
+	(free)(p);
+}
+
+void xfree_all(void)
+{
+	for (size_t i = 0; i < tracked_capacity; i++)
+		if (tracked[i] && tracked[i] != &tombstone)
+			(free)(tracked[i]);
+	(free)(tracked);
+	tracked = NULL;
+	tracked_capacity = tracked_used = 0;
+}
+#define TRACK(p) track(p)
+#define UNTRACK(p) untrack(p)
+#else
+#define TRACK(p) ((void)0)
+#define UNTRACK(p) ((void)0)
+#endif
+
 static NORETURN void out_of_memory(void)
 {
 	fputs("ERROR: out of memory\n", stderr);
@@ -24,6 +99,7 @@ void *xmalloc(size_t size)
 
 	if (!p)
 		out_of_memory();
+	TRACK(p);
 	return p;
 }
 
@@ -33,14 +109,18 @@ void *xcalloc(size_t count, size_t size)
 
 	if (!p)
 		out_of_memory();
+	TRACK(p);
 	return p;
 }
 
 void *xrealloc(void *p, size_t size)
 {
+	if (p)
+		UNTRACK(p);
 	p = realloc(p, size ? size : 1);
 	if (!p)
 		out_of_memory();
+	TRACK(p);
 	return p;
 }
 
@@ -349,6 +429,11 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
+bool verbose_at(struct session *s, int pass, int level)
+{
+	return s->verbose[pass - 1] >= level;
+}
+
 /* "Running make -C ..." for -vv. */
 void show_command(const struct strlist *argv)
 {
@@ -399,6 +484,29 @@ static char *source_line(struct source_file *file, int line)
  */
 int diag_quiet;
 
+#define MAX_EXPANSIONS_SHOWN 5
+
+static void put_token(struct strbuf *sb, struct token *tok)
+{
+	sb_puts(sb, token_kind_name(tok->kind));
+	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED)
+		sb_printf(sb, " '%s'", tok->text);
+	sb_printf(sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
+}
+
+/* "source: LINE" and a caret under the token's column (tabs stay tabs so it lines up). */
+static void put_source(struct strbuf *sb, int width, struct token *tok)
+{
+	char *line = source_line(tok->file, tok->line);
+
+	sb_printf(sb, "%*s: %s\n", width, "source", line);
+	sb_printf(sb, "%*s  ", width, "");
+	for (int i = 1; i < tok->column && line[i - 1]; i++)
+		sb_putc(sb, line[i - 1] == '\t' ? '\t' : ' ');
+	sb_puts(sb, "^\n");
+	free(line);
+}
+
 void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
 {
 	struct strbuf sb = { 0 };
@@ -410,23 +518,26 @@ void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
 	sb_printf(&sb, "%s: ", kind);
 	sb_vprintf(&sb, fmt, ap);
 	if (tok) {
-		char *line = source_line(tok->file, tok->line);
-
 		if (own_line)
 			sb_printf(&sb, "\n%*s: ", width, tok->kind == TOK_EOF ? "at" : "saw");
 		else
 			sb_puts(&sb, ": ");
-		sb_puts(&sb, token_kind_name(tok->kind));
-		if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED)
-			sb_printf(&sb, " '%s'", tok->text);
-		sb_printf(&sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
-		sb_printf(&sb, "%*s: %s\n", width, "source", line);
-		/* the caret sits under the column; tabs stay tabs so it lines up */
-		sb_printf(&sb, "%*s  ", width, "");
-		for (int i = 1; i < tok->column && line[i - 1]; i++)
-			sb_putc(&sb, line[i - 1] == '\t' ? '\t' : ' ');
-		sb_puts(&sb, "^\n");
-		free(line);
+		put_token(&sb, tok);
+		put_source(&sb, width, tok);
+		/* a token from a macro: where each enclosing macro was invoked */
+		int shown = 0, more = 0;
+
+		for (struct token *site = tok->expanded_from; site; site = site->expanded_from) {
+			if (shown++ >= MAX_EXPANSIONS_SHOWN) {
+				more++;
+				continue;
+			}
+			sb_puts(&sb, "\tin expansion of macro: ");
+			put_token(&sb, site);
+			put_source(&sb, width, site);
+		}
+		if (more)
+			sb_printf(&sb, "\t(and %d more expansions)\n", more);
 	} else {
 		sb_putc(&sb, '\n');
 	}

@@ -47,23 +47,24 @@ read_case_options() {
 	return 0
 }
 
-# check_translator_cases DIR PASS: every DIR/NAME.stp goes through stap -pPASS (plus
-# NAME.opts and NAME.args).  With DIR/NAME.err the script must be rejected with exactly
-# that standard error; otherwise accepted, printing exactly DIR/NAME.pPASS and nothing
-# on standard error.
+# check_translator_cases DIR PASS: every DIR/NAME.stp (or .stpm) goes through stap -pPASS
+# (plus NAME.opts and NAME.args).  With DIR/NAME.err the script must be rejected with
+# exactly that standard error; otherwise accepted, printing exactly DIR/NAME.pPASS, and on
+# standard error exactly DIR/NAME.warn (nothing without one).
 check_translator_cases() {
 	local dir=$1 pass=$2 layer
 	layer=$(basename "$dir")
 	mkdir -p "$WORK/$layer"
-	for script in "$dir"/*.stp; do
+	for script in "$dir"/*.stp "$dir"/*.stpm; do
 		[ -e "$script" ] || continue
-		local name base out err status
-		name=$(basename "$script" .stp)
+		local name base out err status file
+		file=$(basename "$script")
+		name=${file%.*}
 		base=$dir/$name
 		out=$WORK/$layer/$name.out
 		err=$WORK/$layer/$name.err
 		read_case_options "$base"
-		(cd "$dir" && "$STAP" -p"$pass" "${opts[@]}" "$name.stp" "${args[@]}") \
+		(cd "$dir" && "$STAP" -p"$pass" "${opts[@]}" "$file" "${args[@]}") \
 			>"$out" 2>"$err" </dev/null
 		status=$?
 		if [ -f "$base.err" ] || { [ "$UPDATE" = 1 ] && [ $status -ne 0 ] && [ ! -f "$base.p$pass" ]; }; then
@@ -74,6 +75,9 @@ check_translator_cases() {
 			fi
 		elif [ $status -ne 0 ]; then
 			fail "$layer: $name is accepted (status $status)" "$(cat "$err")"
+		elif [ -f "$base.warn" ] || { [ "$UPDATE" = 1 ] && [ -s "$err" ]; }; then
+			expect_same "$layer: $name (warnings)" "$base.warn" "$err"
+			expect_same "$layer: $name" "$base.p$pass" "$out"
 		elif [ -s "$err" ]; then
 			fail "$layer: $name is accepted without messages" "$(cat "$err")"
 		else

@@ -1,0 +1,54 @@
+/*
+ * fuzz_frontend.c - a libFuzzer target for pass 1: tokenize, preprocess, parse, and print
+ * the tree back (-p1) for any input.  Built and run by testsuite/fuzz.sh:
+ *
+ *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING ... src/[!m]*.c
+ *
+ * Every input runs against a pretend kernel, two script arguments and a small macro
+ * library; everything it allocated is freed afterwards, so leaks are reported.
+ */
+#include "stap.h"
+
+#include <string.h>
+
+static const char macro_library[] =
+	"@define twice(x) %( ((@x) * 2) %)\n"
+	"%( kernel_v >= \"5.0\" %? @define modern %( 1 %) %: @define modern %( 0 %) %)\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	struct session s = {
+		.kernel_release = "5.10.0-7-fuzz",
+		.kernel_build_dir = "/nonexistent",
+	};
+	struct source_file *library, *script;
+	struct preprocessor *pp;
+	struct stapfile *file;
+	int errors = 0;
+
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	diag_quiet = 1;
+	strlist_add(&s.script_args, "1");
+	strlist_add(&s.script_args, "two words");
+
+	pp = preprocessor_new(&s);
+	library = xcalloc(1, sizeof(*library));
+	library->name = "<library>";
+	library->text = xstrdup(macro_library);
+	load_macro_library(pp, library, &errors);
+
+	script = xcalloc(1, sizeof(*script));
+	script->name = "<fuzz>";
+	script->text = xstrndup((const char *)data, size);
+	errors = 0;
+	file = parse_file(pp, script, size % 2 == 0, true, &errors);
+	if (!errors)
+		dump_parse_tree(sink, file);
+
+	xfree_all();
+	return 0;
+}
