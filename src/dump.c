@@ -207,6 +207,9 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 	case ND_EMBEDDED_EXPR:
 		sb_printf(sb, "%%{ %s %%}", n->string);
 		break;
+	case ND_PERF:
+		sb_printf(sb, "@perf(\"%s\")", n->string);
+		break;
 	default:
 		dump_statement(sb, n);
 	}

@@ -15,6 +15,7 @@
 struct scope {
 	struct symbol **locals;		/* where new locals go */
 	struct function *function;	/* NULL in a probe */
+	struct stapfile *file;		/* private names of this file are visible */
 };
 
 struct elaborator {
@@ -127,10 +128,12 @@ static struct symbol *resolve_variable(struct scope *sc, struct node *n)
 	return sym;
 }
 
-static struct function *find_function_in(struct stapfile *file, const char *name)
+/* NAME in FILE, unless it is private to FILE and the caller is elsewhere. */
+static struct function *find_function_in(struct stapfile *file, const char *name,
+					 struct stapfile *caller)
 {
 	for (struct function *f = file->functions; f; f = f->next)
-		if (strcmp(f->name, name) == 0)
+		if (strcmp(f->name, name) == 0 && (!f->private_ || file == caller))
 			return f;
 	return NULL;
 }
@@ -140,7 +143,7 @@ static void resolve_body(struct elaborator *el, struct scope *sc, struct node *n
 /* Marks F used and resolves its body the first time. */
 static void use_function(struct elaborator *el, struct function *f)
 {
-	struct scope sc = { .locals = &f->locals, .function = f };
+	struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
 
 	if (f->used)
 		return;
@@ -152,25 +155,26 @@ static void use_function(struct elaborator *el, struct function *f)
 		resolve_body(el, &sc, f->body);
 }
 
-static struct function *lookup_function(struct elaborator *el, struct node *call)
+static struct function *lookup_function(struct elaborator *el, struct scope *sc,
+					struct node *call)
 {
 	struct stapfile **tail;
 	struct stapfile *file;
 	struct function *f;
 
 	for (file = el->prog->files; file; file = file->next)
-		if ((f = find_function_in(file, call->string)))
+		if ((f = find_function_in(file, call->string, sc->file)))
 			return f;
 	file = tapset_find(el->tapsets, TAPSET_FUNCTION, call->string, &el->errors);
 	if (!file)
 		return NULL;
 	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
 		if (*tail == file)
-			return find_function_in(file, call->string);
+			return find_function_in(file, call->string, sc->file);
 	*tail = file;
 	for (struct embed *e = file->embeds; e; e = e->next)
 		el->prog->nembeds++;
-	return find_function_in(file, call->string);
+	return find_function_in(file, call->string, sc->file);
 }
 
 static void report_unresolved_function(struct elaborator *el, struct node *call)
@@ -198,7 +202,7 @@ static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n
 {
 	for (struct node *a = n->args; a; a = a->next)
 		resolve_body(el, sc, a);
-	n->func = lookup_function(el, n);
+	n->func = lookup_function(el, sc, n);
 	if (!n->func) {
 		report_unresolved_function(el, n);
 		return;
@@ -224,6 +228,7 @@ static const char *not_implemented(struct node *n)
 	case ND_ENTRY:
 	case ND_PROBEWRITE: return "target variables and @-operators are";
 	case ND_EMBEDDED_EXPR: return "embedded-C expressions are";
+	case ND_PERF: return "@perf is";
 	case ND_FOR: return "loops are";
 	case ND_FOREACH: return "foreach is";
 	case ND_BREAK: case ND_CONTINUE: return "break and continue are";
@@ -232,6 +237,8 @@ static const char *not_implemented(struct node *n)
 	case ND_PRINT:
 		return n->print == PRINT_PRINT || n->print == PRINT_PRINTLN ? NULL :
 		       "printf, printd and the sprint family are";
+	case ND_UNARY:
+		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;
 	default:
 		return NULL;
 	}
@@ -248,6 +255,14 @@ static void resolve_body(struct elaborator *el, struct scope *sc, struct node *n
 		return;
 	}
 	switch (n->kind) {
+	case ND_ASSIGN:
+		if (n->lhs->kind != ND_VAR && !not_implemented(n->lhs)) {
+			semantic_error(el, n->tok, "Expecting lvalue for assignment");
+			return;
+		}
+		resolve_body(el, sc, n->lhs);
+		resolve_body(el, sc, n->rhs);
+		break;
 	case ND_VAR:
 		n->sym = resolve_variable(sc, n);
 		break;
@@ -528,7 +543,7 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 			semantic_error(&el, f->tok, "function priorities are not implemented yet");
 
 	for (struct probe *p = user->probes; p; p = p->next) {
-		struct scope sc = { .locals = &p->locals };
+		struct scope sc = { .locals = &p->locals, .file = p->file };
 		int before = prog->nprobes;
 
 		if (p->alias) {

@@ -54,8 +54,8 @@ static const char usage_text[] =
 "   -k            keep the temporary folder of passes 3 and 4, and say where\n"
 "   -g            guru mode: allow embedded C in the script\n"
 "   -u            unoptimized translation (there is no optimizer yet: a no-op)\n"
-"   -w            suppress warnings (no pass emits warnings yet: a no-op)\n"
-"   -W            turn warnings into errors (likewise a no-op for now)\n"
+"   -w            suppress warnings\n"
+"   -W            turn warnings into errors\n"
 "   -o FILE       send the script's output to FILE\n"
 "   --tmpdir DIR  make the temporary folder inside DIR (default $TMPDIR, /tmp)\n"
 "   --disable-cache  do not use the module cache (there is no cache yet: a no-op)\n"
@@ -510,6 +510,23 @@ static struct source_file *read_script(struct session *s)
 	return src;
 }
 
+/* A warning: -w silences it, -W makes it an error (and then it returns 1). */
+static int warning(struct session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static int warning(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->suppress_warnings && !s->warnings_as_errors)
+		return 0;
+	fputs(s->warnings_as_errors ? "ERROR: " : "WARNING: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return s->warnings_as_errors;
+}
+
 static int fail(struct session *s, int pass, const char *what)
 {
 	fprintf(stderr, "Pass %d: %s.  [man error::pass%d]\n", pass, what, pass);
@@ -556,12 +573,11 @@ int main(int argc, char **argv)
 	user = parse_file(pp, script, s.guru, true, &errors);
 	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
 	    !user->macros) {
-		if (user->empty_after_preprocessing)
-			fprintf(stderr, "WARNING: input file '%s' is empty after preprocessing.\n",
-				script->name);
-		else
+		if (!user->empty_after_preprocessing)
 			return fprintf(stderr, "Input file '%s' is empty.\n", script->name),
 			       fail(&s, 1, "parse failed");
+		errors += warning(&s, "input file '%s' is empty after preprocessing.",
+				  script->name);
 	}
 	if (errors) {
 		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");

@@ -217,18 +217,6 @@ static struct node *new_binary(struct parser *ps, enum node_kind kind, struct to
 	return n;
 }
 
-static bool is_lvalue(struct node *n)
-{
-	return n->kind == ND_VAR || n->kind == ND_INDEX || n->kind == ND_TARGET ||
-	       n->kind == ND_CAST || n->kind == ND_AT_VAR || n->kind == ND_AUTOCAST;
-}
-
-static void check_lvalue(struct parser *ps, struct node *n, struct token *op)
-{
-	if (!is_lvalue(n))
-		syntax_error(ps, op, "expected an lvalue with '%s'", op->text);
-}
-
 /* Appends N to a list and counts it; the list's height follows its members. */
 static void add_arg(struct parser *ps, struct node *owner, struct node ***tail, struct node *n)
 {
@@ -238,15 +226,15 @@ static void add_arg(struct parser *ps, struct node *owner, struct node ***tail, 
 	grow_height(ps, owner, n);
 }
 
-/* index_list = (expr | "*") ("," (expr | "*"))*     inside [ ] */
-static void index_list(struct parser *ps, struct node *owner, bool wildcards)
+/* index_list = (expr | "*") ("," (expr | "*"))*     inside [ ]; pass 2 checks the *s */
+static void index_list(struct parser *ps, struct node *owner)
 {
 	struct node **tail = &owner->args;
 
 	do {
 		struct node *n;
 
-		if (wildcards && peek(ps, "*")) {
+		if (peek(ps, "*")) {
 			n = new_node(ND_WILDCARD, next_token(ps));
 		} else {
 			enter(ps);
@@ -479,7 +467,7 @@ static struct node *hist_op(struct parser *ps)
 
 		bucket->lhs = n;
 		grow_height(ps, bucket, n);
-		index_list(ps, bucket, false);
+		index_list(ps, bucket);
 		if (bucket->nargs != 1)
 			syntax_error(ps, bucket->tok, "a histogram bucket takes one index");
 		return bucket;
@@ -490,7 +478,7 @@ static struct node *hist_op(struct parser *ps)
 /*
  * print_call = print_name "(" args ")"
  * printf and sprintf need a literal format; printd and friends a literal delimiter and at
- * least two values; print and friends at least one value.
+ * least two values; print and sprint at least one value; println() prints a newline.
  */
 static struct node *print_call(struct parser *ps, struct token *name, enum print_kind kind)
 {
@@ -509,6 +497,8 @@ static struct node *print_call(struct parser *ps, struct token *name, enum print
 			goto close;
 		expect(ps, ",");
 	}
+	if ((kind == PRINT_PRINTLN || kind == PRINT_SPRINTLN) && peek(ps, ")"))
+		goto close;	/* a bare newline */
 	do
 		add_arg(ps, n, &tail, expr(ps));
 	while (accept(ps, ","));
@@ -524,6 +514,7 @@ close:
 /*
  * primary = number | string+ | "(" expr ")" | embedded-C
  *         | target | cast | at_var | "@defined" | "@entry" | "@probewrite" | "@const"
+ *         | "@perf" "(" string ")"
  *         | stat | hist | name "(" args | name "[" index_list "]" | name
  */
 static struct node *primary(struct parser *ps)
@@ -566,6 +557,13 @@ static struct node *primary(struct parser *ps)
 			return at_wrapper(ps, ND_PROBEWRITE);
 		if (strcmp(t, "@const") == 0)
 			return at_const(ps);
+		if (strcmp(t, "@perf") == 0) {
+			n = new_node(ND_PERF, next_token(ps));
+			expect(ps, "(");
+			n->string = string_literal(ps)->raw;
+			expect(ps, ")");
+			return n;
+		}
 		if (is_stat_op(t))
 			return stat_op(ps);
 		if (strcmp(t, "@hist_linear") == 0 || strcmp(t, "@hist_log") == 0)
@@ -589,7 +587,7 @@ static struct node *primary(struct parser *ps)
 		struct node *element = new_node(ND_INDEX, next_token(ps));
 
 		element->lhs = n;
-		index_list(ps, element, false);
+		index_list(ps, element);
 		return element;
 	}
 	return n;
@@ -617,7 +615,6 @@ static struct node *postfix(struct parser *ps)
 	if (peek(ps, "++") || peek(ps, "--")) {
 		struct node *inc = new_node(ND_INCREMENT, next_token(ps));
 
-		check_lvalue(ps, n, inc->tok);
 		inc->op = inc->tok->text;
 		inc->lhs = n;
 		grow_height(ps, inc, n);
@@ -641,7 +638,6 @@ static struct node *unary(struct parser *ps)
 		enter(ps);
 		n->lhs = unary(ps);
 		leave(ps);
-		check_lvalue(ps, n->lhs, tok);
 		grow_height(ps, n, n->lhs);
 		return n;
 	}
@@ -768,7 +764,7 @@ static struct node *array_in(struct parser *ps)
 
 	if (peek(ps, "[")) {
 		n = new_node(ND_IN, next_token(ps));
-		index_list(ps, n, true);
+		index_list(ps, n);
 		n->tok = expect(ps, "in");
 		n->lhs = array_name(ps);
 		return n;
@@ -894,7 +890,6 @@ static struct node *assignment(struct parser *ps)
 	if (is_assignment_op(ps->tok)) {
 		struct token *op = next_token(ps);
 
-		check_lvalue(ps, n, op);
 		enter(ps);
 		n = new_binary(ps, strcmp(op->text, "<<<") == 0 ? ND_ACCUMULATE : ND_ASSIGN, op, n,
 			       assignment(ps));
@@ -1008,7 +1003,7 @@ static struct node *foreach_loop(struct parser *ps, struct token *tok)
 		if (peek(ps, "[")) {
 			struct node *filter = new_node(ND_INDEX, next_token(ps));
 
-			index_list(ps, filter, true);
+			index_list(ps, filter);
 			fe->filter = filter->args;
 		}
 		if (ps->tok->kind == TOK_IDENT && is_stat_op(ps->tok->text))
@@ -1041,7 +1036,7 @@ static struct node *try_catch(struct parser *ps, struct token *tok)
 /*
  * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
  *           | "while" "(" expr ")" statement | for | foreach | try
- *           | ("break" | "continue" | "next" | "return" expr? | "delete" expr | expr) ";"?
+ *           | ("break" | "continue" | "next" | "return" expr? | "delete" postfix | expr) ";"?
  */
 static struct node *statement_body(struct parser *ps)
 {
@@ -1089,19 +1084,8 @@ static struct node *statement_body(struct parser *ps)
 		if (!peek(ps, ";") && !peek(ps, "}"))
 			n->lhs = expr(ps);
 	} else if (accept(ps, "delete")) {
-		/* delete = "delete" name ("[" index_list "]")?     the index may hold * */
-		n = new_node(ND_DELETE, tok);
-		n->lhs = array_name(ps);
-		if (peek(ps, "("))
-			syntax_error(ps, ps->tok, "expected an array, an element or a variable "
-						  "after 'delete'");
-		if (peek(ps, "[")) {
-			struct node *element = new_node(ND_INDEX, next_token(ps));
-
-			element->lhs = n->lhs;
-			index_list(ps, element, true);
-			n->lhs = element;
-		}
+		n = new_node(ND_DELETE, tok);	/* pass 2 checks what is deleted */
+		n->lhs = postfix(ps);
 	} else {
 		n = expr_statement(ps);
 	}
@@ -1164,31 +1148,122 @@ static struct component *component(struct parser *ps)
 	return c;
 }
 
-/* probe_point = component ("." component)* ("?" | "!")* ("if" "(" expr ")")? */
+/* Alternatives of a probe point fragment: each a list of components. */
+struct fragments {
+	struct component **lists;
+	int count;
+};
+
+#define MAX_BRACE_EXPANSION 10000
+
+static struct component *copy_components(struct component *c, struct component *tail)
+{
+	struct component head = { 0 }, *last = &head;
+
+	for (; c; c = c->next) {
+		last->next = xmalloc(sizeof(*last));
+		*last->next = *c;
+		last = last->next;
+	}
+	last->next = tail;
+	return head.next;
+}
+
+static void add_fragment(struct parser *ps, struct fragments *set, struct component *list)
+{
+	if (set->count >= MAX_BRACE_EXPANSION)
+		syntax_error(ps, ps->tok, "probe point braces expand to more than %d points",
+			     MAX_BRACE_EXPANSION);
+	set->lists = xrealloc(set->lists, (set->count + 1) * sizeof(*set->lists));
+	set->lists[set->count++] = list;
+}
+
+static struct fragments fragment(struct parser *ps);
+
+/* segment = component | "{" fragment ("," fragment)* "}" */
+static struct fragments segment(struct parser *ps)
+{
+	struct fragments set = { 0 };
+
+	if (!accept(ps, "{")) {
+		add_fragment(ps, &set, component(ps));
+		return set;
+	}
+	enter(ps);
+	do {
+		struct fragments alternative = fragment(ps);
+
+		for (int i = 0; i < alternative.count; i++)
+			add_fragment(ps, &set, alternative.lists[i]);
+	} while (accept(ps, ","));
+	leave(ps);
+	expect(ps, "}");
+	return set;
+}
+
+/* fragment = segment ("." segment)*      every combination of the alternatives */
+static struct fragments fragment(struct parser *ps)
+{
+	struct fragments set = segment(ps);
+
+	while (accept(ps, ".")) {
+		struct fragments next = segment(ps), product = { 0 };
+
+		for (int i = 0; i < set.count; i++)
+			for (int j = 0; j < next.count; j++)
+				add_fragment(ps, &product, copy_components(set.lists[i],
+						copy_components(next.lists[j], NULL)));
+		set = product;
+	}
+	return set;
+}
+
+/*
+ * probe_point = fragment ("?" | "!")* ("if" "(" expr ")")?
+ * Braces make several points: kernel.{function("a"), function("b")}.return is two.
+ */
 static struct probe_point *probe_point(struct parser *ps)
 {
-	struct probe_point *pp = xcalloc(1, sizeof(*pp));
-	struct component **tail = &pp->components;
+	struct token *start = ps->tok;
+	struct fragments set = fragment(ps);
+	struct probe_point *first = NULL, **tail = &first;
+	bool optional = false, sufficient = false;
+	struct node *condition = NULL;
 
-	pp->tok = ps->tok;
-	do {
-		*tail = component(ps);
-		tail = &(*tail)->next;
-	} while (accept(ps, "."));
 	for (;;) {
 		if (accept(ps, "?"))
-			pp->optional = true;
+			optional = true;
 		else if (accept(ps, "!"))
-			pp->optional = pp->sufficient = true;
+			optional = sufficient = true;
 		else
 			break;
 	}
 	if (accept(ps, "if")) {
 		expect(ps, "(");
-		pp->condition = expr(ps);
+		condition = expr(ps);
 		expect(ps, ")");
 	}
-	return pp;
+	for (int i = 0; i < set.count; i++) {
+		struct probe_point *pp = xcalloc(1, sizeof(*pp));
+
+		pp->tok = start;
+		pp->components = set.lists[i];
+		pp->optional = optional;
+		pp->sufficient = sufficient;
+		pp->condition = condition;
+		*tail = pp;
+		tail = &pp->next;
+	}
+	return first;
+}
+
+/* Appends a probe_point list to *TAIL; returns the new tail. */
+static struct probe_point **append_points(struct probe_point **tail, struct probe_point *list)
+{
+	*tail = list;
+	while (*tail)
+		tail = &(*tail)->next;
+	return tail;
 }
 
 /*
@@ -1203,21 +1278,18 @@ static void probe(struct parser *ps, bool private_)
 	p->tok = expect(ps, "probe");
 	p->file = ps->file;
 	p->private_ = private_;
-	*tail = probe_point(ps);
-	tail = &(*tail)->next;
+	tail = append_points(tail, probe_point(ps));
 	if (peek(ps, "=") || peek(ps, "+=")) {
+		if (p->points->next)
+			syntax_error(ps, ps->tok, "a probe alias has a single name");
 		p->alias = peek(ps, "=") ? ALIAS_PROLOGUE : ALIAS_EPILOGUE;
 		next_token(ps);
 		p->alias_name = p->points;
 		p->points = NULL;
-		tail = &p->points;
-		*tail = probe_point(ps);
-		tail = &(*tail)->next;
+		tail = append_points(&p->points, probe_point(ps));
 	}
-	while (accept(ps, ",")) {
-		*tail = probe_point(ps);
-		tail = &(*tail)->next;
-	}
+	while (accept(ps, ","))
+		tail = append_points(tail, probe_point(ps));
 	if (!p->alias && (peek(ps, "=") || peek(ps, "+=")))
 		syntax_error(ps, ps->tok, "expected probe point specifier");
 	p->body = block(ps);

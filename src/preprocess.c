@@ -15,7 +15,6 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #define MAX_EXPANSION_DEPTH 100
 #define MAX_CONDITIONAL_NESTING 500	/* %( inside %( ...: bounded like the parser's nesting */
@@ -68,13 +67,11 @@ static struct token *eof_after(struct token *tok)
 struct preprocessor *preprocessor_new(struct session *s)
 {
 	struct preprocessor *pp = xcalloc(1, sizeof(*pp));
-	struct utsname u;
 
 	pp->session = s;
 	pp->kernel_vr = xstrdup(s->kernel_release ? s->kernel_release : "");
 	pp->kernel_v = xstrndup(pp->kernel_vr, strcspn(pp->kernel_vr, "-"));
-	uname(&u);
-	pp->arch = xstrdup(u.machine);
+	pp->arch = kernel_arch();
 	pp->runtime = "kernel";
 	pp->privilege = "stapdev";
 	pp->compat_version = s->compat_version ? s->compat_version : STAP_COMPAT_VERSION;

@@ -202,6 +202,7 @@ enum node_kind {
 	ND_ENTRY,		/* @entry(lhs) */
 	ND_PROBEWRITE,		/* @probewrite(lhs) */
 	ND_EMBEDDED_EXPR,	/* %{ string %} */
+	ND_PERF,		/* @perf(string) */
 	/* statements */
 	ND_BLOCK,		/* { body... } */
 	ND_EXPR_STMT,		/* lhs */
@@ -414,6 +415,7 @@ struct session {
 };
 
 bool verbose_at(struct session *s, int pass, int level);
+const char *kernel_arch(void);
 
 /* ------------------------------------------------------------------ */
 /* Pass 2: the elaborated program                                      */

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 struct tapset_file {
 	char *path;
@@ -67,9 +66,8 @@ struct strlist tapset_search_path(struct session *s)
 {
 	struct strlist path = { 0 };
 	struct strlist bases = { 0 };
-	struct utsname u;
+	const char *arch = kernel_arch();
 
-	uname(&u);
 	if (s->tapset_dir)
 		strlist_add(&bases, s->tapset_dir);
 	for (int i = 0; i < s->include_dirs.count; i++)
@@ -78,9 +76,9 @@ struct strlist tapset_search_path(struct session *s)
 		const char *base = bases.items[i];
 		/* the kernel runtime's folder, then the architecture's, most specific first */
 		char *dirs[] = {
-			xasprintf("%s/linux/%s", base, u.machine),
+			xasprintf("%s/linux/%s", base, arch),
 			xasprintf("%s/linux", base),
-			xasprintf("%s/%s", base, u.machine),
+			xasprintf("%s/%s", base, arch),
 			xstrdup(base),
 		};
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifdef STAP_FUZZING
@@ -427,6 +428,29 @@ void strlist_free(struct strlist *l)
 		free(l->items[i]);
 	free(l->items);
 	memset(l, 0, sizeof(*l));
+}
+
+/* The kernel's name for this machine's architecture (ARCH in kbuild): x86_64, arm64, ... */
+const char *kernel_arch(void)
+{
+	static const struct {
+		const char *machine, *arch;
+	} names[] = {
+		{ "aarch64", "arm64" }, { "i386", "i386" }, { "i486", "i386" },
+		{ "i586", "i386" }, { "i686", "i386" }, { "ppc64", "powerpc" },
+		{ "ppc64le", "powerpc" }, { "ppc", "powerpc" }, { "s390x", "s390" },
+		{ "mips64", "mips" }, { "riscv64", "riscv" },
+	};
+	static struct utsname u;
+
+	if (!u.machine[0])
+		uname(&u);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(u.machine, names[i].machine) == 0)
+			return names[i].arch;
+	if (starts_with(u.machine, "arm"))
+		return "arm";
+	return u.machine;
 }
 
 bool verbose_at(struct session *s, int pass, int level)
