@@ -1148,11 +1148,14 @@ static struct component *component(struct parser *ps)
 	return c;
 }
 
-/* Alternatives of a probe point fragment: each a list of components. */
+/* Alternatives of a probe point fragment: each a list of components, and its marks. */
 struct fragments {
 	struct component **lists;
+	unsigned char *marks;		/* MARK_OPTIONAL | MARK_SUFFICIENT of each */
 	int count;
 };
+
+enum { MARK_OPTIONAL = 1, MARK_SUFFICIENT = 2 };
 
 #define MAX_BRACE_EXPANSION 10000
 
@@ -1169,50 +1172,76 @@ static struct component *copy_components(struct component *c, struct component *
 	return head.next;
 }
 
-static void add_fragment(struct parser *ps, struct fragments *set, struct component *list)
+static void add_fragment(struct parser *ps, struct fragments *set, struct component *list,
+			 unsigned char marks)
 {
 	if (set->count >= MAX_BRACE_EXPANSION)
 		syntax_error(ps, ps->tok, "probe point braces expand to more than %d points",
 			     MAX_BRACE_EXPANSION);
 	set->lists = xrealloc(set->lists, (set->count + 1) * sizeof(*set->lists));
-	set->lists[set->count++] = list;
+	set->marks = xrealloc(set->marks, set->count + 1);
+	set->lists[set->count] = list;
+	set->marks[set->count++] = marks;
 }
 
-static struct fragments fragment(struct parser *ps);
+/* ("?" | "!")* */
+static unsigned char point_marks(struct parser *ps)
+{
+	unsigned char marks = 0;
 
-/* segment = component | "{" fragment ("," fragment)* "}" */
-static struct fragments segment(struct parser *ps)
+	for (;;) {
+		if (accept(ps, "?"))
+			marks |= MARK_OPTIONAL;
+		else if (accept(ps, "!"))
+			marks |= MARK_OPTIONAL | MARK_SUFFICIENT;
+		else
+			return marks;
+	}
+}
+
+static struct fragments fragment(struct parser *ps, struct token *start);
+
+/* segment = component | "{" fragment marks ("," fragment marks)* "}" */
+static struct fragments segment(struct parser *ps, struct token *start)
 {
 	struct fragments set = { 0 };
 
 	if (!accept(ps, "{")) {
-		add_fragment(ps, &set, component(ps));
+		add_fragment(ps, &set, component(ps), 0);
 		return set;
 	}
 	enter(ps);
 	do {
-		struct fragments alternative = fragment(ps);
+		struct fragments alternative = fragment(ps, start);
+		unsigned char marks = point_marks(ps);
 
 		for (int i = 0; i < alternative.count; i++)
-			add_fragment(ps, &set, alternative.lists[i]);
+			add_fragment(ps, &set, alternative.lists[i], alternative.marks[i] | marks);
 	} while (accept(ps, ","));
 	leave(ps);
 	expect(ps, "}");
 	return set;
 }
 
-/* fragment = segment ("." segment)*      every combination of the alternatives */
-static struct fragments fragment(struct parser *ps)
+/*
+ * fragment = segment ("." segment)*      every combination of the alternatives
+ * Marks inside braces are only allowed on the last segment: kernel.{a!, b}
+ */
+static struct fragments fragment(struct parser *ps, struct token *start)
 {
-	struct fragments set = segment(ps);
+	struct fragments set = segment(ps, start);
 
 	while (accept(ps, ".")) {
-		struct fragments next = segment(ps), product = { 0 };
+		struct fragments next = segment(ps, start), product = { 0 };
 
-		for (int i = 0; i < set.count; i++)
+		for (int i = 0; i < set.count; i++) {
+			if (set.marks[i])
+				syntax_error(ps, start, "'?', '!' or condition must only be specified "
+							"in suffix");
 			for (int j = 0; j < next.count; j++)
 				add_fragment(ps, &product, copy_components(set.lists[i],
-						copy_components(next.lists[j], NULL)));
+						copy_components(next.lists[j], NULL)), next.marks[j]);
+		}
 		set = product;
 	}
 	return set;
@@ -1225,19 +1254,11 @@ static struct fragments fragment(struct parser *ps)
 static struct probe_point *probe_point(struct parser *ps)
 {
 	struct token *start = ps->tok;
-	struct fragments set = fragment(ps);
+	struct fragments set = fragment(ps, start);
 	struct probe_point *first = NULL, **tail = &first;
-	bool optional = false, sufficient = false;
+	unsigned char marks = point_marks(ps);
 	struct node *condition = NULL;
 
-	for (;;) {
-		if (accept(ps, "?"))
-			optional = true;
-		else if (accept(ps, "!"))
-			optional = sufficient = true;
-		else
-			break;
-	}
 	if (accept(ps, "if")) {
 		expect(ps, "(");
 		condition = expr(ps);
@@ -1245,11 +1266,12 @@ static struct probe_point *probe_point(struct parser *ps)
 	}
 	for (int i = 0; i < set.count; i++) {
 		struct probe_point *pp = xcalloc(1, sizeof(*pp));
+		unsigned char m = set.marks[i] | marks;
 
 		pp->tok = start;
 		pp->components = set.lists[i];
-		pp->optional = optional;
-		pp->sufficient = sufficient;
+		pp->optional = m & MARK_OPTIONAL;
+		pp->sufficient = m & MARK_SUFFICIENT;
 		pp->condition = condition;
 		*tail = pp;
 		tail = &pp->next;

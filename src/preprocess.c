@@ -18,7 +18,7 @@
 
 #define MAX_EXPANSION_DEPTH 100
 #define MAX_CONDITIONAL_NESTING 500	/* %( inside %( ...: bounded like the parser's nesting */
-#define MAX_EXPANDED_TOKENS 200000	/* 10 times what Debian's largest tapset needs */
+#define MAX_EXPANDED_TOKENS 100000	/* 5 times what Debian's largest tapset needs */
 
 #ifndef STAP_COMPAT_VERSION
 #define STAP_COMPAT_VERSION "4.8"	/* the SystemTap version whose language we speak */
