@@ -333,7 +333,8 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 	}
 }
 
-static void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
+/* With MARKS, also its ! or ? and its condition. */
+static void dump_probe_point(struct strbuf *sb, struct probe_point *pp, bool marks)
 {
 	for (struct component *c = pp->components; c; c = c->next) {
 		sb_puts(sb, c->name);
@@ -345,6 +346,8 @@ static void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
 		if (c->next)
 			sb_putc(sb, '.');
 	}
+	if (!marks)
+		return;
 	if (pp->sufficient)
 		sb_putc(sb, '!');
 	else if (pp->optional)
@@ -356,10 +359,19 @@ static void dump_probe_point(struct strbuf *sb, struct probe_point *pp)
 	}
 }
 
+/* "kprobe.function(\"f\").return", with MARKS "...return? if (x)", as -p1 and -p2 print. */
+char *probe_point_text(struct probe_point *pp, bool marks)
+{
+	struct strbuf sb = { 0 };
+
+	dump_probe_point(&sb, pp, marks);
+	return sb_steal(&sb);
+}
+
 static void dump_probe_points(struct strbuf *sb, struct probe_point *list, const char *sep)
 {
 	for (struct probe_point *pp = list; pp; pp = pp->next) {
-		dump_probe_point(sb, pp);
+		dump_probe_point(sb, pp, true);
 		if (pp->next)
 			sb_puts(sb, sep);
 	}
@@ -389,7 +401,7 @@ void dump_parse_tree(FILE *out, struct stapfile *file)
 				continue;
 			sb_puts(&sb, "probe ");
 			if (p->alias) {
-				dump_probe_point(&sb, p->alias_name);
+				dump_probe_point(&sb, p->alias_name, true);
 				sb_puts(&sb, p->alias == ALIAS_PROLOGUE ? " = " : " += ");
 				dump_probe_points(&sb, p->points, ", ");
 			} else {
@@ -431,6 +443,31 @@ static int compare_function_names(const void *a, const void *b)
 	return strcmp((*(struct function *const *)a)->name, (*(struct function *const *)b)->name);
 }
 
+/* A handler's or function's body: "{ STATEMENT }", a lone statement without its block. */
+static void dump_body(struct strbuf *sb, struct node *body)
+{
+	sb_puts(sb, "{ ");
+	if (body->kind == ND_BLOCK && body->body && !body->body->next)
+		body = body->body;
+	dump_statement(sb, body);
+	sb_puts(sb, " }\n");
+}
+
+static void dump_global(struct strbuf *sb, struct symbol *g)
+{
+	sb_puts(sb, g->name);
+	if (g->array_size)
+		sb_printf(sb, "[%" PRId64 "]", g->array_size);
+	sb_printf(sb, ":%s", type_name(g->type));
+	if (g->arity > 0) {
+		sb_puts(sb, " [");
+		for (int i = 0; i < g->arity && i < MAX_ARRAY_KEYS; i++)
+			sb_printf(sb, "%s%s", i ? ", " : "", type_name(g->key_types[i]));
+		sb_putc(sb, ']');
+	}
+	sb_putc(sb, '\n');
+}
+
 /* Functions are listed by name, as stap -p2 does. */
 void dump_program(FILE *out, struct program *prog, bool bodies)
 {
@@ -438,8 +475,8 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 
 	if (prog->globals) {
 		sb_puts(&sb, "# globals\n");
-		for (struct symbol *g = prog->globals; g; g = g->next)
-			sb_printf(&sb, "%s:%s\n", g->name, type_name(g->type));
+		for (struct symbol *g = prog->globals; g; g = g->next_used)
+			dump_global(&sb, g);
 	}
 	if (prog->functions) {
 		struct function **sorted = xcalloc(prog->nfunctions, sizeof(*sorted));
@@ -460,27 +497,31 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 			dump_locals(&sb, f->locals);
 			if (!bodies)
 				continue;
-			if (f->embedded) {
+			if (f->embedded)
 				sb_printf(&sb, "{ %%{%s%%} }\n", f->embedded->text);
-			} else {
-				sb_puts(&sb, "{ ");
-				dump_block(&sb, f->body);
-				sb_puts(&sb, " }\n");
-			}
+			else
+				dump_body(&sb, f->body);
 		}
 		free(sorted);
 	}
 	sb_puts(&sb, "# probes\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		sb_printf(&sb, "%s /* <- ", dp->name);
-		dump_probe_points(&sb, dp->probe->points, ",");
-		sb_puts(&sb, " */\n");
-		dump_locals(&sb, dp->probe->locals);
-		if (bodies) {
-			sb_puts(&sb, "{ ");
-			dump_block(&sb, dp->probe->body);
-			sb_puts(&sb, " }\n");
+		sb_puts(&sb, dp->name);
+		if (dp->point->sufficient)
+			sb_putc(&sb, '!');
+		else if (dp->point->optional)
+			sb_putc(&sb, '?');
+		if (dp->condition) {
+			sb_puts(&sb, " if (");
+			dump_expr(&sb, dp->condition);
+			sb_putc(&sb, ')');
 		}
+		if (dp->note)
+			sb_printf(&sb, " /* %s*/", dp->note);
+		sb_printf(&sb, " /* <- %s */\n", dp->derivation);
+		dump_locals(&sb, dp->handler->locals);
+		if (bodies)
+			dump_body(&sb, dp->handler->body);
 	}
 	fputs(sb.data, out);
 	sb_free(&sb);

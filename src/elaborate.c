@@ -1,577 +1,513 @@
 /*
  * elaborate.c - pass 2: what the script means.
  *
- *  1. bind each probe point to a probe family (probe_family.c), which validates it;
- *  2. resolve every name: locals, then the script's functions, then the tapset library,
- *     loading only the library files that define something still unresolved;
- *  3. infer the type of every variable, parameter and function result, and check them.
+ *  1. derive.c: each probe point to derived probes, through aliases and families;
+ *  2. resolve.c: every name to a local, global or function, loading tapset files;
+ *  3. warnings about variables read but never written;
+ *  4. optimize.c (with -u, constants only fold);
+ *  5. types.c: the types of everything, and their conflicts;
+ *  6. globals written but never read get an end probe that prints them, as in stap.
+ * The diagnostics of all parts go through here: a message printed once is not repeated
+ * (unless -v); main.c counts the suppressed ones at the end.
  */
 #include "stap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* What names in one probe or function body resolve against. */
-struct scope {
-	struct symbol **locals;		/* where new locals go */
-	struct function *function;	/* NULL in a probe */
-	struct stapfile *file;		/* private names of this file are visible */
-};
+/* ---- diagnostics ---- */
 
-struct elaborator {
-	struct session *session;
-	struct program *prog;
-	struct tapset_index *tapsets;
-	int errors;
-	bool report;		/* the final inference walk reports what is still wrong */
-	bool changed;		/* the current walk learned a type */
-	struct function **function_tail;
-};
-
-const char *type_name(enum stap_type type)
+/* True the first time a message's KEY is seen, or always with -v. */
+static bool first_of_its_kind(struct elaborator *el, const char *key)
 {
-	switch (type) {
-	case TYPE_LONG: return "long";
-	case TYPE_STRING: return "string";
-	default: return "unknown";
-	}
-}
-
-static void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-static void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	diag_vat("semantic error", tok, fmt, ap);
-	va_end(ap);
-	el->errors++;
-}
-
-/* ---- 1. probe points ---- */
-
-static void derive_probes(struct elaborator *el, struct probe *p)
-{
-	struct derived_probe **tail = &el->prog->probes;
-
-	while (*tail)
-		tail = &(*tail)->next;
-	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
-		const struct probe_family *family = find_probe_family(pp);
-		struct derived_probe *dp = NULL;
-		bool built;
-
-		if (pp->condition) {
-			semantic_error(el, pp->condition->tok,
-				       "probe point conditions are not implemented yet");
-			continue;
-		}
-		if (!family) {
-			if (!pp->optional) {
-				char *similar = similar_probe_points(probe_point_first_name(pp));
-
-				semantic_error(el, pp->components->tok, "probe point mismatch%s",
-					       similar);
-				free(similar);
-			}
-			continue;
-		}
-		/* an optional point that does not resolve is dropped without a word */
-		diag_quiet += pp->optional;
-		built = family->build(el->session, p, pp, &dp);
-		diag_quiet -= pp->optional;
-		if (!built) {
-			el->errors += !pp->optional;
-			continue;
-		}
-		for (; dp; dp = dp->next) {
-			dp->index = el->prog->nprobes++;
-			*tail = dp;
-			tail = &dp->next;
-		}
-		*tail = NULL;
-		if (pp->sufficient)
-			break;		/* '!': this point suffices, skip the rest */
-	}
-}
-
-/* ---- 2. names ---- */
-
-static struct symbol *find_symbol(struct symbol *list, const char *name)
-{
-	for (; list; list = list->next)
-		if (strcmp(list->name, name) == 0)
-			return list;
-	return NULL;
-}
-
-static struct symbol *resolve_variable(struct scope *sc, struct node *n)
-{
-	struct symbol *sym = NULL;
-	struct symbol **tail;
-
-	if (sc->function)
-		sym = find_symbol(sc->function->params, n->string);
-	if (!sym)
-		sym = find_symbol(*sc->locals, n->string);
-	if (sym)
-		return sym;
-	sym = xcalloc(1, sizeof(*sym));
-	sym->name = n->string;
-	sym->kind = SYM_LOCAL;
-	sym->tok = n->tok;
-	for (tail = sc->locals; *tail; tail = &(*tail)->next)
-		;
-	*tail = sym;
-	return sym;
-}
-
-/* NAME in FILE, unless it is private to FILE and the caller is elsewhere. */
-static struct function *find_function_in(struct stapfile *file, const char *name,
-					 struct stapfile *caller)
-{
-	for (struct function *f = file->functions; f; f = f->next)
-		if (strcmp(f->name, name) == 0 && (!f->private_ || file == caller))
-			return f;
-	return NULL;
-}
-
-static void resolve_body(struct elaborator *el, struct scope *sc, struct node *n);
-
-/* Marks F used and resolves its body the first time. */
-static void use_function(struct elaborator *el, struct function *f)
-{
-	struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
-
-	if (f->used)
-		return;
-	f->used = true;
-	*el->function_tail = f;
-	el->function_tail = &f->next_used;
-	el->prog->nfunctions++;
-	if (f->body)
-		resolve_body(el, &sc, f->body);
-}
-
-static struct function *lookup_function(struct elaborator *el, struct scope *sc,
-					struct node *call)
-{
-	struct stapfile **tail;
-	struct stapfile *file;
-	struct function *f;
-
-	for (file = el->prog->files; file; file = file->next)
-		if ((f = find_function_in(file, call->string, sc->file)))
-			return f;
-	file = tapset_find(el->tapsets, TAPSET_FUNCTION, call->string, &el->errors);
-	if (!file)
-		return NULL;
-	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
-		if (*tail == file)
-			return find_function_in(file, call->string, sc->file);
-	*tail = file;
-	for (struct embed *e = file->embeds; e; e = e->next)
-		el->prog->nembeds++;
-	return find_function_in(file, call->string, sc->file);
-}
-
-static void report_unresolved_function(struct elaborator *el, struct node *call)
-{
-	struct strlist names = { 0 };
-	const char **library;
-	int count = tapset_names(el->tapsets, TAPSET_FUNCTION, &library);
-	char *similar;
-
-	strlist_add(&names, "print");
-	strlist_add(&names, "println");
-	for (struct stapfile *file = el->prog->files; file; file = file->next)
-		for (struct function *f = file->functions; f; f = f->next)
-			strlist_add(&names, f->name);
-	for (int i = 0; i < count; i++)
-		strlist_add(&names, library[i]);
-	similar = similar_names(call->string, (const char *const *)names.items, names.count);
-	semantic_error(el, call->tok, "unresolved function %s%s", call->string, similar);
-	free(similar);
-	free(library);
-	strlist_free(&names);
-}
-
-static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n)
-{
-	for (struct node *a = n->args; a; a = a->next)
-		resolve_body(el, sc, a);
-	n->func = lookup_function(el, sc, n);
-	if (!n->func) {
-		report_unresolved_function(el, n);
-		return;
-	}
-	if (n->nargs != n->func->nparams) {
-		semantic_error(el, n->tok, "arity mismatch found (function '%s' takes %d args)",
-			       n->func->name, n->func->nparams);
-		return;
-	}
-	use_function(el, n->func);
-}
-
-/* What pass 1 accepts but passes 2-3 cannot do yet: refused by name, never guessed at. */
-static const char *not_implemented(struct node *n)
-{
-	switch (n->kind) {
-	case ND_INDEX: return "arrays are";
-	case ND_ACCUMULATE: case ND_STAT: case ND_HIST: return "statistics are";
-	case ND_REGEX: return "regular expression matching is";
-	case ND_INCREMENT: return "'++' and '--' are";
-	case ND_IN: case ND_WILDCARD: return "array membership is";
-	case ND_TARGET: case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST: case ND_DEFINED:
-	case ND_ENTRY:
-	case ND_PROBEWRITE: return "target variables and @-operators are";
-	case ND_EMBEDDED_EXPR: return "embedded-C expressions are";
-	case ND_PERF: return "@perf is";
-	case ND_FOR: return "loops are";
-	case ND_FOREACH: return "foreach is";
-	case ND_BREAK: case ND_CONTINUE: return "break and continue are";
-	case ND_DELETE: return "delete is";
-	case ND_TRY: return "try/catch is";
-	case ND_PRINT:
-		return n->print == PRINT_PRINT || n->print == PRINT_PRINTLN ? NULL :
-		       "printf, printd and the sprint family are";
-	case ND_UNARY:
-		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;
-	default:
-		return NULL;
-	}
-}
-
-static void resolve_body(struct elaborator *el, struct scope *sc, struct node *n)
-{
-	const char *missing;
-
-	if (!n)
-		return;
-	if ((missing = not_implemented(n))) {
-		semantic_error(el, n->tok, "%s not implemented yet", missing);
-		return;
-	}
-	switch (n->kind) {
-	case ND_ASSIGN:
-		if (n->lhs->kind != ND_VAR && !not_implemented(n->lhs)) {
-			semantic_error(el, n->tok, "Expecting lvalue for assignment");
-			return;
-		}
-		resolve_body(el, sc, n->lhs);
-		resolve_body(el, sc, n->rhs);
-		break;
-	case ND_VAR:
-		n->sym = resolve_variable(sc, n);
-		break;
-	case ND_CALL:
-		resolve_call(el, sc, n);
-		break;
-	case ND_PRINT:
-		for (struct node *a = n->args; a; a = a->next)
-			resolve_body(el, sc, a);
-		break;
-	case ND_BLOCK:
-		for (struct node *s = n->body; s; s = s->next)
-			resolve_body(el, sc, s);
-		break;
-	case ND_NEXT:
-		if (sc->function)
-			semantic_error(el, n->tok, "'next' in a function is not implemented yet");
-		break;
-	default:
-		resolve_body(el, sc, n->lhs);
-		resolve_body(el, sc, n->rhs);
-		resolve_body(el, sc, n->cond);
-		resolve_body(el, sc, n->then);
-		resolve_body(el, sc, n->els);
-	}
-}
-
-/* ---- 3. types ---- */
-
-/* Learns that *SLOT (a symbol's or function's type) is TYPE, first seen at TOK. */
-static void learn_type(struct elaborator *el, enum stap_type *slot, struct token **slot_tok,
-		       enum stap_type type, struct token *tok, struct token *named)
-{
-	if (type == TYPE_UNKNOWN)
-		return;
-	if (*slot == TYPE_UNKNOWN) {
-		*slot = type;
-		*slot_tok = tok;
-		el->changed = true;
-		return;
-	}
-	if (*slot != type && el->report) {
-		semantic_error(el, named, "type mismatch (%s)", type_name(type));
-		if (*slot_tok)
-			semantic_error(el, *slot_tok, "type was first inferred here (%s)",
-				       type_name(*slot));
-	}
+	for (int i = 0; i < el->seen.count; i++)
+		if (strcmp(el->seen.items[i], key) == 0)
+			return verbose_at(el->session, 2, 1);
+	strlist_add(&el->seen, key);
+	return true;
 }
 
 /*
- * infer() computes a node's type bottom-up, visiting each node once per walk; push_type()
- * then tells a node what type its context needs, which teaches variables, parameters and
- * function results their types.  Walks repeat until nothing new is learned.
+ * Prints MESSAGE unless one alike was printed before (then it is counted; -v prints
+ * all).  Like stap, errors are alike when raised for the same reason, which KEY names
+ * (the format, for semantic_error), and warnings when their texts are the same.
  */
-static void push_type(struct elaborator *el, struct node *n, enum stap_type type)
+static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
+		     struct token *related, const char *key, const char *message)
 {
-	if (type == TYPE_UNKNOWN)
-		return;
-	switch (n->kind) {
-	case ND_VAR:
-		learn_type(el, &n->sym->type, &n->sym->type_tok, type, n->tok, n->tok);
-		return;
-	case ND_CALL:
-		if (n->func && !n->func->embedded) {
-			learn_type(el, &n->func->return_type, &n->func->type_tok, type, n->tok,
-				   n->tok);
-			return;
-		}
-		break;
-	case ND_TERNARY:
-		push_type(el, n->then, type);
-		push_type(el, n->els, type);
-		return;
-	case ND_ASSIGN:
-		push_type(el, n->lhs, type);
-		push_type(el, n->rhs, type);
-		return;
-	default:
-		break;
-	}
-	if (!el->report)
-		return;
-	if (n->type == TYPE_UNKNOWN && n->kind == ND_CALL)
-		semantic_error(el, n->tok, "function '%s' returns no value", n->string);
-	else if (n->type != TYPE_UNKNOWN && n->type != type)
-		semantic_error(el, n->tok, "type mismatch (%s vs. %s)", type_name(type),
-			       type_name(n->type));
-}
-
-static enum stap_type infer(struct elaborator *el, struct scope *sc, struct node *n);
-
-static enum stap_type infer_call(struct elaborator *el, struct scope *sc, struct node *n)
-{
-	struct symbol *param;
-	struct node *a;
-
-	if (n->kind == ND_PRINT) {
-		for (a = n->args; a; a = a->next)
-			if (infer(el, sc, a) == TYPE_UNKNOWN && el->report && a->kind != ND_VAR)
-				semantic_error(el, a->tok, "unresolved type");
-		return TYPE_UNKNOWN;
-	}
-	if (!n->func) {
-		for (a = n->args; a; a = a->next)
-			infer(el, sc, a);
-		return TYPE_UNKNOWN;
-	}
-	for (a = n->args, param = n->func->params; a && param; a = a->next, param = param->next) {
-		enum stap_type t = infer(el, sc, a);
-
-		if (t != TYPE_UNKNOWN)
-			learn_type(el, &param->type, &param->type_tok, t, a->tok, a->tok);
+	if (is_error)
+		el->errors++;
+	if (!first_of_its_kind(el, is_error ? key : message)) {
+		if (is_error)
+			el->suppressed_errors++;
 		else
-			push_type(el, a, param->type);
+			el->suppressed_warnings++;
+		return;
 	}
-	return n->func->return_type;
-}
-
-static enum stap_type infer_assign(struct elaborator *el, struct scope *sc, struct node *n)
-{
-	enum stap_type rhs = infer(el, sc, n->rhs);
-	enum stap_type lhs = infer(el, sc, n->lhs);
-	enum stap_type want;
-
-	if (strcmp(n->op, ".=") == 0)
-		want = TYPE_STRING;
-	else if (strcmp(n->op, "=") != 0)
-		want = TYPE_LONG;
+	/* an error in a probe point first says which point */
+	if (is_error && el->resolving && !el->resolving_shown) {
+		el->resolving_shown = true;
+		diag_at("semantic error", el->resolving, "while resolving probe point");
+	}
+	if (related)
+		diag_related("semantic error", tok, related, "%s", message);
 	else
-		want = rhs != TYPE_UNKNOWN ? rhs : lhs;
-	push_type(el, n->lhs, want);
-	push_type(el, n->rhs, want);
-	return want;
+		diag_at(is_error ? "semantic error" : "WARNING", tok, "%s", message);
 }
 
-static enum stap_type infer(struct elaborator *el, struct scope *sc, struct node *n)
+void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
 {
-	enum stap_type t = TYPE_UNKNOWN, a, b;
+	struct strbuf message = { 0 };
+	va_list ap;
 
-	if (!n)
-		return TYPE_UNKNOWN;
-	switch (n->kind) {
-	case ND_NUMBER:
-		t = TYPE_LONG;
-		break;
-	case ND_STRING:
-		t = TYPE_STRING;
-		break;
-	case ND_VAR:
-		t = n->sym ? n->sym->type : TYPE_UNKNOWN;
-		break;
-	case ND_CALL:
-	case ND_PRINT:
-		t = infer_call(el, sc, n);
-		break;
-	case ND_ASSIGN:
-		t = infer_assign(el, sc, n);
-		break;
-	case ND_BINARY:
-	case ND_LOGICAL:
-	case ND_CONCAT:
-		t = n->kind == ND_CONCAT ? TYPE_STRING : TYPE_LONG;
-		infer(el, sc, n->lhs);
-		infer(el, sc, n->rhs);
-		push_type(el, n->lhs, t);
-		push_type(el, n->rhs, t);
-		break;
-	case ND_UNARY:
-		infer(el, sc, n->lhs);
-		push_type(el, n->lhs, TYPE_LONG);
-		t = TYPE_LONG;
-		break;
-	case ND_COMPARE:
-		a = infer(el, sc, n->lhs);
-		b = infer(el, sc, n->rhs);
-		push_type(el, n->lhs, a != TYPE_UNKNOWN ? a : b);
-		push_type(el, n->rhs, a != TYPE_UNKNOWN ? a : b);
-		t = TYPE_LONG;
-		break;
-	case ND_TERNARY:
-		infer(el, sc, n->cond);
-		push_type(el, n->cond, TYPE_LONG);
-		a = infer(el, sc, n->then);
-		b = infer(el, sc, n->els);
-		t = a != TYPE_UNKNOWN ? a : b;
-		push_type(el, n->then, t);
-		push_type(el, n->els, t);
-		break;
-	case ND_BLOCK:
-		for (struct node *s = n->body; s; s = s->next)
-			infer(el, sc, s);
-		break;
-	case ND_EXPR_STMT:
-		infer(el, sc, n->lhs);
-		break;
-	case ND_IF:
-		infer(el, sc, n->cond);
-		push_type(el, n->cond, TYPE_LONG);
-		infer(el, sc, n->then);
-		infer(el, sc, n->els);
-		break;
-	case ND_RETURN:
-		if (n->lhs) {
-			a = infer(el, sc, n->lhs);
-			if (a != TYPE_UNKNOWN)
-				learn_type(el, &sc->function->return_type, &sc->function->type_tok,
-					   a, n->lhs->tok, n->lhs->tok);
-			else
-				push_type(el, n->lhs, sc->function->return_type);
-		}
-		break;
-	case ND_NEXT:
-	case ND_NULL_STMT:
-		break;
-	default:
-		break;		/* refused by resolve_body (not_implemented) */
+	va_start(ap, fmt);
+	sb_vprintf(&message, fmt, ap);
+	va_end(ap);
+	diagnose(el, true, tok, NULL, fmt, message.data);
+	sb_free(&message);
+}
+
+/* An error alike the others of the same KEY. */
+void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
+			  const char *message)
+{
+	diagnose(el, true, tok, NULL, key, message);
+}
+
+/* An error about TOK that also shows RELATED, the other place involved. */
+void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
+			    const char *fmt, ...)
+{
+	struct strbuf message = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&message, fmt, ap);
+	va_end(ap);
+	diagnose(el, true, tok, related, fmt, message.data);
+	sb_free(&message);
+}
+
+/* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
+void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
+{
+	struct strbuf message = { 0 };
+	va_list ap;
+
+	if (el->session->suppress_warnings && !el->session->warnings_as_errors)
+		return;
+	if (tok && tok->file && tok->file->is_tapset)
+		return;		/* about the library, not the user's script: stap says nothing */
+	va_start(ap, fmt);
+	sb_vprintf(&message, fmt, ap);
+	va_end(ap);
+	diagnose(el, false, tok, NULL, NULL, message.data);
+	sb_free(&message);
+	if (el->session->warnings_as_errors)
+		el->errors++;
+}
+
+/* ---- warnings about variables ---- */
+
+static char *similar_variables(struct symbol *sym, struct symbol *locals, struct program *prog)
+{
+	struct strlist names = { 0 };
+	char *similar;
+
+	for (struct symbol *l = locals; l; l = l->next)
+		if (l != sym)
+			strlist_add(&names, l->name);
+	for (struct symbol *g = prog->globals; g; g = g->next_used)
+		strlist_add(&names, g->name);
+	similar = similar_names(sym->name, (const char *const *)names.items, names.count);
+	strlist_free(&names);
+	return similar;
+}
+
+static void warn_never_assigned(struct elaborator *el, struct symbol *locals)
+{
+	for (struct symbol *l = locals; l; l = l->next) {
+		if (l->written || !l->read)
+			continue;
+		char *similar = similar_variables(l, locals, el->prog);
+
+		semantic_warning(el, l->tok, "never-assigned local variable '%s'%s", l->name,
+				 similar);
+		free(similar);
 	}
-	n->type = t;
+}
+
+/* -G NAME=VALUE sets a global of the user's script when the module loads: it is written. */
+static void apply_global_settings(struct elaborator *el, struct stapfile *user)
+{
+	struct strlist *settings = &el->session->global_settings;
+
+	for (int i = 0; i < settings->count; i++) {
+		size_t len = strcspn(settings->items[i], "=");
+		struct symbol *g = user->globals;
+
+		while (g && !(strlen(g->name) == len && strncmp(g->name, settings->items[i], len) == 0))
+			g = g->next;
+		if (g)
+			g->written = true;
+		else
+			semantic_error(el, NULL, "-G %s: the script has no global '%.*s'",
+				       settings->items[i], (int)len, settings->items[i]);
+	}
+}
+
+static void warn_unassigned(struct elaborator *el)
+{
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		warn_never_assigned(el, h->locals);
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		warn_never_assigned(el, f->locals);
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (!g->written && g->read && !g->init) {
+			char *similar = similar_variables(g, NULL, el->prog);
+
+			semantic_warning(el, g->tok, "never-assigned global variable '%s'%s",
+					 g->name, similar);
+			free(similar);
+		}
+}
+
+/* ---- globals written but never read are printed at the end ---- */
+
+static struct token *made_token(struct symbol *g, enum token_kind kind, const char *text)
+{
+	struct token *t = copy_token(g->tok);
+
+	t->kind = kind;
+	t->text = xstrdup(text);
+	t->expanded_from = NULL;
 	return t;
 }
 
-static void infer_walk(struct elaborator *el)
+static struct node *new(enum node_kind kind, struct token *tok)
 {
-	for (struct probe *p = el->prog->files->probes; p; p = p->next) {
-		struct scope sc = { .locals = &p->locals };
+	struct node *n = xcalloc(1, sizeof(*n));
 
-		if (p->index >= 0)
-			infer(el, &sc, p->body);
-	}
-	for (struct function *f = el->prog->functions; f; f = f->next_used) {
-		struct scope sc = { .locals = &f->locals, .function = f };
-
-		infer(el, &sc, f->body);
-	}
+	n->kind = kind;
+	n->tok = tok;
+	return n;
 }
 
-/* Types settle in a few walks; a last walk reports what is still wrong. */
-static void infer_program(struct elaborator *el)
+static struct node *var(struct symbol *sym, struct token *tok)
 {
-	enum { MAX_WALKS = 32 };
+	struct node *n = new(ND_VAR, tok);
 
-	for (int walk = 0; walk < MAX_WALKS; walk++) {
-		el->changed = false;
-		infer_walk(el);
-		if (!el->changed)
-			break;
-	}
-	el->report = true;
-	infer_walk(el);
+	n->string = sym->name;
+	n->sym = sym;
+	return n;
 }
 
-static void check_resolved(struct elaborator *el, struct symbol *list)
+/* printf(RAW, ARGS): RAW spelled as in a script (\n for a newline, quotes plain). */
+static struct node *printf_call(struct token *tok, const char *raw, struct node *args)
 {
-	for (struct symbol *sym = list; sym; sym = sym->next)
-		if (sym->type == TYPE_UNKNOWN)
-			semantic_error(el, sym->tok, "unresolved type");
+	struct node *call = new(ND_PRINT, tok);
+	struct node *fmt = new(ND_STRING, tok);
+	struct strbuf text = { 0 };
+
+	call->string = "printf";
+	call->print = PRINT_PRINTF;
+	for (const char *p = raw; *p; p++) {
+		if (p[0] == '\\' && p[1] == 'n') {
+			sb_putc(&text, '\n');
+			p++;
+		} else {
+			sb_putc(&text, *p);
+		}
+	}
+	fmt->string = sb_steal(&text);
+	fmt->raw = xstrdup(raw);
+	fmt->next = args;
+	call->args = fmt;
+	for (struct node *a = fmt; a; a = a->next)
+		call->nargs++;
+	return call;
+}
+
+static const char *const stat_ops[] = { "@count", "@min", "@max", "@sum", "@avg" };
+
+static struct node *stat_of(const char *op, struct node *value)
+{
+	struct node *n = new(ND_STAT, value->tok);
+
+	n->string = (char *)op;
+	n->lhs = value;
+	return n;
+}
+
+/* The five extractors of a statistic, as printf arguments after FIRST. */
+static struct node *stat_args(struct node *(*value)(void *), void *arg, struct node *first)
+{
+	struct node head = { .next = first }, *tail = &head;
+
+	while (tail->next)
+		tail = tail->next;
+	for (int i = 0; i < 5; i++)
+		tail = tail->next = stat_of(stat_ops[i], value(arg));
+	return head.next;
+}
+
+struct element {
+	struct symbol *array;
+	struct node *keys;
+	struct token *tok;
+};
+
+static struct node *global_value(void *arg)
+{
+	struct symbol *g = arg;
+
+	return var(g, g->tok);
+}
+
+static struct node *element_value(void *arg)
+{
+	struct element *e = arg;
+	struct node *index = new(ND_INDEX, e->tok);
+	struct node head = { 0 }, *tail = &head;
+
+	index->lhs = var(e->array, e->tok);
+	for (struct node *k = e->keys; k; k = k->next) {
+		tail = tail->next = var(k->sym, e->tok);
+		index->nargs++;
+	}
+	index->args = head.next;
+	return index;
+}
+
+/* printf conversions as stap writes them in its display probes; quotes are plain. */
+static const char *conversion(enum stap_type type)
+{
+	return type == TYPE_STRING ? "\"%#s\"" : "%#d";
+}
+
+static struct node *copy_keys(struct node *keys)
+{
+	struct node head = { 0 }, *tail = &head;
+
+	for (struct node *k = keys; k; k = k->next)
+		tail = tail->next = var(k->sym, k->tok);
+	return head.next;
+}
+
+static struct node *display_statement(struct symbol *g, struct symbol **locals)
+{
+	struct token *tok = g->tok;
+	struct strbuf fmt = { 0 };
+
+	if (g->arity <= 0 && g->type != TYPE_STATS) {
+		sb_printf(&fmt, "%s=%s\\n", g->name, g->type == TYPE_STRING ? "\"%#s\"" : "%d");
+		return printf_call(tok, fmt.data, var(g, tok));
+	}
+	if (g->arity <= 0) {
+		struct node *empty = new(ND_IF, tok), *zero = new(ND_NUMBER, tok);
+
+		empty->cond = new(ND_COMPARE, tok);
+		empty->cond->op = "==";
+		empty->cond->lhs = stat_of("@count", var(g, tok));
+		empty->cond->rhs = zero;
+		empty->then = printf_call(tok, xasprintf("%s @count=0x0\\n", g->name), NULL);
+		sb_printf(&fmt, "%s @count=%%#d @min=%%#d @max=%%#d @sum=%%#d @avg=%%#d\\n", g->name);
+		empty->els = printf_call(tok, fmt.data, stat_args(global_value, g, NULL));
+		return empty;
+	}
+	/* foreach ([__idx0, ...] in a-) printf("a[%#d,...]=...", ...) */
+	struct node *loop = new(ND_FOREACH, tok);
+	struct foreach *fe = xcalloc(1, sizeof(*fe));
+	struct node head = { 0 }, *tail = &head;
+	struct symbol **ltail = locals;
+	struct element element = { .array = g, .tok = tok };
+
+	loop->foreach = fe;
+	fe->array = var(g, tok);
+	fe->sort_key = 0;
+	fe->sort_direction = -1;
+	sb_printf(&fmt, "%s[", g->name);
+	for (int i = 0; i < g->arity; i++) {
+		struct symbol *key = xcalloc(1, sizeof(*key));
+
+		key->name = xasprintf("__idx%d", i);
+		key->kind = SYM_LOCAL;
+		key->type = g->key_types[i];
+		key->tok = tok;
+		*ltail = key;
+		ltail = &key->next;
+		tail = tail->next = var(key, tok);
+		fe->nkeys++;
+		sb_printf(&fmt, "%s%s", i ? "," : "", conversion(key->type));
+	}
+	fe->keys = head.next;
+	element.keys = fe->keys;
+	if (g->type == TYPE_STATS) {
+		sb_puts(&fmt, "] @count=%#d @min=%#d @max=%#d @sum=%#d @avg=%#d\\n");
+		loop->then = printf_call(tok, fmt.data,
+					 stat_args(element_value, &element, copy_keys(fe->keys)));
+		return loop;
+	}
+	struct symbol *value = xcalloc(1, sizeof(*value));
+
+	value->name = "__val";
+	value->kind = SYM_LOCAL;
+	value->type = g->type;
+	value->tok = tok;
+	*ltail = value;
+	fe->value = var(value, tok);
+	sb_printf(&fmt, "]=%s\\n", g->type == TYPE_STRING ? "\"%#s\"" : "%d");
+	tail = copy_keys(fe->keys);
+	for (head.next = tail; tail->next; tail = tail->next)
+		;
+	tail->next = var(value, tok);
+	loop->then = printf_call(tok, fmt.data, head.next);
+	return loop;
+}
+
+static void add_display_probes(struct elaborator *el)
+{
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used) {
+		struct probe_body *h;
+		struct probe *p;
+		struct probe_point *end;
+		struct derived_probe proto = { 0 };
+
+		if (!g->written || g->read)
+			continue;
+		h = xcalloc(1, sizeof(*h));
+		p = xcalloc(1, sizeof(*p));
+		end = xcalloc(1, sizeof(*end));
+		end->components = xcalloc(1, sizeof(*end->components));
+		end->components->name = "end";
+		end->components->tok = made_token(g, TOK_IDENT, "end");
+		end->tok = end->components->tok;
+		p->points = end;
+		p->tok = made_token(g, TOK_KEYWORD, "probe");
+		p->file = g->file;
+		h->body = new(ND_BLOCK, g->tok);
+		h->body->body = new(ND_EXPR_STMT, g->tok);
+		h->body->body->lhs = display_statement(g, &h->locals);
+		if (h->body->body->lhs->kind != ND_PRINT) {	/* a statement of its own */
+			h->body->body = h->body->body->lhs;
+		}
+		h->probe = p;
+		h->file = g->file;
+		h->tok = p->tok;
+		h->index = -1;
+		proto.handler = h;
+		proto.point = end;
+		proto.family = &begin_end_family;
+		proto.derivation = "end";
+		add_derived_probe(el, &proto, xstrdup("end"), NULL);
+	}
 }
 
 /* ---- the pass ---- */
 
+static void setup(struct elaborator *el, struct session *s, struct preprocessor *pp,
+		  struct stapfile *user)
+{
+	el->session = s;
+	el->pp = pp;
+	el->prog = xcalloc(1, sizeof(*el->prog));
+	el->prog->files = user;
+	el->function_tail = &el->prog->functions;
+	el->global_tail = &el->prog->globals;
+	el->body_tail = &el->prog->bodies;
+	el->probe_tail = &el->prog->probes;
+	el->tapsets = tapset_index_open(s, pp);
+	for (struct symbol *g = user->globals; g; g = g->next)
+		g->file = user;
+	for (struct embed *e = user->embeds; e; e = e->next)
+		el->prog->nembeds++;
+}
+
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			  int *errors)
 {
-	struct program *prog = xcalloc(1, sizeof(*prog));
-	struct elaborator el = { .session = s, .prog = prog };
-	int next_index = 0;
+	struct elaborator el = { 0 };
 
-	prog->files = user;
-	el.function_tail = &prog->functions;
-	el.tapsets = tapset_index_open(s, pp);
-	for (struct embed *e = user->embeds; e; e = e->next)
-		prog->nembeds++;
-
-	for (struct symbol *g = user->globals; g; g = g->next)
-		semantic_error(&el, g->tok, "global variables are not implemented yet");
-	for (struct function *f = user->functions; f; f = f->next)
-		if (f->has_priority)
-			semantic_error(&el, f->tok, "function priorities are not implemented yet");
-
-	for (struct probe *p = user->probes; p; p = p->next) {
-		struct scope sc = { .locals = &p->locals, .file = p->file };
-		int before = prog->nprobes;
-
-		if (p->alias) {
-			semantic_error(&el, p->alias_name->tok,
-				       "probe aliases are not implemented yet");
-			p->index = -1;
-			continue;
-		}
-
-		derive_probes(&el, p);
-		if (prog->nprobes == before) {
-			p->index = -1;		/* nothing to run: not translated */
-			continue;
-		}
-		p->index = next_index++;
-		resolve_body(&el, &sc, p->body);
-	}
-	if (el.errors == 0 && prog->nprobes == 0)
-		semantic_error(&el, NULL, "no probes found");
+	setup(&el, s, pp, user);
+	for (struct probe *p = user->probes; p; p = p->next)
+		if (!p->alias)
+			derive_probe(&el, p);
 	if (el.errors == 0) {
-		infer_program(&el);
-		for (struct probe *p = user->probes; p; p = p->next)
-			check_resolved(&el, p->locals);
-		for (struct function *f = prog->functions; f; f = f->next_used) {
-			check_resolved(&el, f->params);
-			check_resolved(&el, f->locals);
-		}
+		resolve_program(&el);
+		apply_global_settings(&el, user);
+		warn_unassigned(&el);
 	}
+	if (el.errors == 0)
+		optimize(&el, !s->unoptimized);
+	if (el.errors == 0 && el.prog->nprobes == 0)
+		semantic_error(&el, NULL, "no probes found");
+	if (el.errors == 0)
+		infer_types(&el);
+	if (el.errors == 0)
+		add_display_probes(&el);
+	s->suppressed_errors += el.suppressed_errors;
+	s->suppressed_warnings += el.suppressed_warnings;
 	*errors += el.errors;
-	return prog;
+	return el.prog;
+}
+
+/* ---- -l and -L ---- */
+
+static int compare_listed(const void *a, const void *b)
+{
+	return strcmp(((const struct listed_point *)a)->name, ((const struct listed_point *)b)->name);
+}
+
+/* " name:type ..." for the locals of the handler an alias's point makes (-L). */
+static char *alias_locals(struct session *s, struct preprocessor *pp, struct stapfile *user,
+			  struct probe_point *point)
+{
+	struct elaborator el = { 0 };
+	struct probe p = { .points = point, .file = user, .tok = point->tok };
+	struct strbuf sb = { 0 };
+
+	p.body = xcalloc(1, sizeof(*p.body));
+	p.body->kind = ND_BLOCK;
+	p.body->tok = point->tok;
+	setup(&el, s, pp, user);
+	diag_quiet++;
+	derive_probe(&el, &p);
+	if (el.errors == 0)
+		resolve_program(&el);
+	if (el.errors == 0)
+		infer_types(&el);
+	diag_quiet--;
+	if (el.prog->bodies)
+		for (struct symbol *l = el.prog->bodies->locals; l; l = l->next)
+			if (!starts_with(l->name, "__"))
+				sb_printf(&sb, " %s:%s", l->name, type_name(l->type));
+	return sb.data ? sb_steal(&sb) : xstrdup("");
+}
+
+/*
+ * -l / -L: the concrete probe points PATTERN names, sorted, each once; with LOCALS (-L),
+ * each followed by the variables its handlers have ("name:string fd:long").
+ */
+struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
+				 struct stapfile *user, struct probe *pattern, bool locals)
+{
+	struct elaborator el = { 0 };
+	struct strlist lines = { 0 };
+
+	setup(&el, s, pp, user);
+	el.listing = true;
+	derive_probe(&el, pattern);
+	qsort(el.listed, el.nlisted, sizeof(*el.listed), compare_listed);
+	for (int i = 0; i < el.nlisted; i++) {
+		struct listed_point *lp = &el.listed[i];
+		char *vars;
+
+		if (i > 0 && strcmp(lp->name, el.listed[i - 1].name) == 0)
+			continue;
+		vars = locals && lp->alias_point ? alias_locals(s, pp, user, lp->alias_point) :
+						   xstrdup("");
+		strlist_add(&lines, xasprintf("%s%s", lp->name, vars));
+		free(vars);
+	}
+	return lines;
 }

@@ -1,9 +1,10 @@
 /*
- * family_begin_end.c - begin, begin(N), end, end(N), never.
+ * family_begin_end.c - begin, end, error (each with an optional sequence number N), never.
  *
- * begin probes run when the session starts, end probes when it ends in order, each
- * sorted by N (default 0) and then by their order in the script.  never probes are checked
- * like any other and never run.  Runtime glue: runtime/begin_end.c.
+ * begin probes run when the session starts, end probes when it ends in order, error
+ * probes when it ends because of an error (instead of end); each kind sorted by N
+ * (default 0) and then by its order in the script.  never probes are checked like any
+ * other and never run.  Runtime glue: runtime/begin_end.c.
  */
 #include "stap.h"
 
@@ -11,38 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const begin_end_names[] = { "begin", "end", "never", NULL };
+static const char *const begin_end_templates[] = {
+	"begin", "begin(number)", "end", "end(number)", "error", "error(number)", "never", NULL,
+};
 
-static bool begin_end_build(struct session *s, struct probe *p, struct probe_point *pp,
-			    struct derived_probe **out)
+static bool begin_end_build(struct elaborator *el, struct probe_point *pp,
+			    struct derived_probe *proto)
 {
 	struct component *c = pp->components;
-	struct derived_probe *dp;
+	int64_t sequence = 0;
 
-	(void)s;
-	if (c->next) {
-		diag_at("semantic error", c->next->tok,
-			"probe point mismatch: '%s' takes no further components", c->name);
-		return false;
-	}
-	if (c->arg && (c->arg->kind != ND_NUMBER || strcmp(c->name, "never") == 0)) {
-		diag_at("semantic error", c->arg->tok,
-			"probe point mismatch: '%s' %s", c->name,
-			strcmp(c->name, "never") == 0 ? "takes no argument" :
-							 "takes a number argument");
-		return false;
-	}
-	dp = xcalloc(1, sizeof(*dp));
-	dp->probe = p;
-	dp->point = pp;
-	dp->family = &begin_end_family;
-	if (c->arg) {
-		dp->sequence = c->arg->number;
-		dp->name = xasprintf("%s(%" PRId64 ")", c->name, dp->sequence);
-	} else {
-		dp->name = xstrdup(c->name);
-	}
-	*out = dp;
+	if (c->arg)
+		sequence = c->arg->number;
+	proto->sequence = sequence;
+	add_derived_probe(el, proto, c->arg ? xasprintf("%s(%" PRId64 ")", c->name, sequence) :
+					      xstrdup(c->name), NULL);
 	return true;
 }
 
@@ -99,9 +83,16 @@ static void begin_end_emit(struct emitter *e, struct program *prog)
 	emit(e, "}\n\n");
 }
 
+/* Pass 3 can run begin, end and never probes; error probes need the runtime's error path. */
+static const char *begin_end_missing(struct derived_probe *dp)
+{
+	return is_kind(dp, "error") ? "error probes" : NULL;
+}
+
 const struct probe_family begin_end_family = {
 	.name = "begin_end",
-	.point_names = begin_end_names,
+	.templates = begin_end_templates,
 	.build = begin_end_build,
 	.emit = begin_end_emit,
+	.missing = begin_end_missing,
 };

@@ -53,7 +53,7 @@ static const char usage_text[] =
 "   -m MODULE     name the module MODULE instead of stap_HASH\n"
 "   -k            keep the temporary folder of passes 3 and 4, and say where\n"
 "   -g            guru mode: allow embedded C in the script\n"
-"   -u            unoptimized translation (there is no optimizer yet: a no-op)\n"
+"   -u            unoptimized translation: pass 2 elides nothing\n"
 "   -w            suppress warnings\n"
 "   -W            turn warnings into errors\n"
 "   -o FILE       send the script's output to FILE\n"
@@ -61,9 +61,9 @@ static const char usage_text[] =
 "   --disable-cache  do not use the module cache (there is no cache yet: a no-op)\n"
 " * -c CMD        start CMD, run the script while it runs, stop when it exits\n"
 " * -x PID        set target() to PID and stop when it exits\n"
-" * -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
-" * -l PROBE      list the probe points matching PROBE\n"
-" * -L PROBE      list matching probe points and their context variables\n"
+"   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
+"   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
+"   -L PROBE      list them with the variables their handlers have\n"
 " * -s NUM        use NUM megabyte buffers for the output\n"
 " * -b            bulk mode: one output file per CPU\n"
 " * -S SIZE[,N]   switch output files at SIZE megabytes, keep N of them\n"
@@ -360,6 +360,26 @@ static void check_define(const char *arg)
 		usage_error("-D takes NAME or NAME=VALUE with a C identifier for NAME: '%s'", arg);
 }
 
+/* -G NAME=VALUE, with stap's own safety pattern (values reach the module's parameters). */
+static void check_global_setting(const char *setting)
+{
+	const char *p = setting;
+	bool ok = (*p >= 'a' && *p <= 'z') || *p == '_';
+
+	while (ok && *p && *p != '=') {
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+		p++;
+	}
+	ok = ok && *p == '=' && p[1];
+	for (p = ok ? p + 1 : p; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("_.-", *p);
+	if (!ok) {
+		fprintf(stderr, "ERROR: Safety pattern mismatch for -G parameter ('%s' vs. "
+			"'^[a-z_][a-z0-9_]*=[a-z0-9_.-]+$')\n", setting);
+		exit(1);
+	}
+}
+
 static void parse_options(struct session *s, int argc, char **argv)
 {
 	const char *r_option = NULL;
@@ -444,10 +464,14 @@ static void parse_options(struct session *s, int argc, char **argv)
 		case 'x':
 			not_implemented("-x PID (a target process)");
 		case 'G':
-			not_implemented("-G VAR=VAL (setting globals at load time)");
+			check_global_setting(optarg);
+			strlist_add(&s->global_settings, optarg);
+			break;
 		case 'l':
 		case 'L':
-			not_implemented("listing probe points (-l/-L)");
+			s->list_pattern = optarg;
+			s->list_locals = opt == 'L';
+			break;
 		case 's':
 			not_implemented("-s NUM (output buffer size)");
 		case 'b':
@@ -470,7 +494,7 @@ static void parse_options(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
-	if (!s->script_text) {
+	if (!s->script_text && !s->list_pattern) {
 		if (optind >= argc)
 			usage_error("a script file or -e SCRIPT is needed");
 		s->script_file = argv[optind++];
@@ -552,9 +576,30 @@ static int copy_module_here(struct session *s)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* -l / -L PATTERN: the probe points it names (status 1 if none), as "probe PATTERN {}". */
+static int list_points(struct session *s)
 {
-	struct session s = { 0 };
+	struct source_file *src = xcalloc(1, sizeof(*src));
+	struct preprocessor *pp = preprocessor_new(s);
+	struct stapfile *file;
+	struct strlist lines;
+	int errors = 0;
+
+	tapset_load_macros(s, pp, &errors);
+	src->name = "<input>";
+	src->text = xasprintf("probe %s {}", s->list_pattern);
+	file = parse_file(pp, src, s->guru, true, &errors);
+	if (errors || !file->probes || file->probes->next)
+		return fail(s, 1, "parse failed");
+	lines = list_probe_points(s, pp, file, file->probes, s->list_locals);
+	for (int i = 0; i < lines.count; i++)
+		puts(lines.items[i]);
+	return lines.count ? 0 : 1;
+}
+
+/* The five passes, as far as -p asks; the exit status. */
+static int run_passes(struct session *s, int argc, char **argv)
+{
 	struct pass_clock clock;
 	struct source_file *script;
 	struct stapfile *user;
@@ -563,43 +608,49 @@ int main(int argc, char **argv)
 	char *c_source, *c_path, *report;
 	int errors = 0, library_files, rc;
 
-	parse_options(&s, argc, argv);
-	script = read_script(&s);
+	parse_options(s, argc, argv);
+	if (s->list_pattern)
+		return list_points(s);
+	script = read_script(s);
 
 	/* pass 1: parse (with the macro libraries every script sees) */
 	clock_start(&clock);
-	pp = preprocessor_new(&s);
-	library_files = tapset_load_macros(&s, pp, &errors);
-	user = parse_file(pp, script, s.guru, true, &errors);
+	pp = preprocessor_new(s);
+	library_files = tapset_load_macros(s, pp, &errors);
+	user = parse_file(pp, script, s->guru, true, &errors);
 	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
 	    !user->macros) {
 		if (!user->empty_after_preprocessing)
 			return fprintf(stderr, "Input file '%s' is empty.\n", script->name),
-			       fail(&s, 1, "parse failed");
-		errors += warning(&s, "input file '%s' is empty after preprocessing.",
+			       fail(s, 1, "parse failed");
+		errors += warning(s, "input file '%s' is empty after preprocessing.",
 				  script->name);
 	}
 	if (errors) {
 		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
-		return fail(&s, 1, "parse failed");
+		return fail(s, 1, "parse failed");
 	}
-	if (verbose_at(&s, 1, 1)) {
+	if (verbose_at(s, 1, 1)) {
 		report = usage_since(&clock, true);
 		fprintf(stderr, "Pass 1: parsed user script and %d library scripts %s\n",
 			library_files, report);
 		free(report);
 	}
-	if (s.last_pass == 1) {
+	if (s->last_pass == 1) {
 		dump_parse_tree(stdout, user);
 		return 0;
 	}
 
 	/* pass 2: elaborate */
 	clock_start(&clock);
-	prog = elaborate(&s, pp, user, &errors);
+	prog = elaborate(s, pp, user, &errors);
 	if (errors)
-		return fail(&s, 2, "analysis failed");
-	if (verbose_at(&s, 2, 1)) {
+		return fail(s, 2, "analysis failed");
+	if (s->last_pass == 2) {	/* the program, then the summary, as stap prints them */
+		dump_program(stdout, prog, verbose_at(s, 2, 1));
+		fflush(stdout);
+	}
+	if (verbose_at(s, 2, 1)) {
 		report = usage_since(&clock, true);
 		fprintf(stderr, "Pass 2: analyzed script: %d %s, %d %s, %d %s, %d %s %s\n",
 			prog->nprobes, plural(prog->nprobes, "probe", "probes"), prog->nfunctions,
@@ -608,72 +659,89 @@ int main(int argc, char **argv)
 			plural(prog->nglobals, "global", "globals"), report);
 		free(report);
 	}
-	if (s.last_pass == 2) {
-		dump_program(stdout, prog, verbose_at(&s, 2, 1));
+	if (s->last_pass == 2)
 		return 0;
-	}
 
 	/* pass 3: translate */
 	clock_start(&clock);
-	if (!s.module_name) {
-		char *name = default_module_name(&s, script->text);
+	if (!s->module_name) {
+		char *name = default_module_name(s, script->text);
 
 		/* a session's module carries our pid so two runs of a script can coexist */
-		s.module_name = s.last_pass == 5 ? xasprintf("%s_%d", name, (int)getpid()) : name;
+		s->module_name = s->last_pass == 5 ? xasprintf("%s_%d", name, (int)getpid()) : name;
 	}
-	catch_interrupts(&s);
-	s.tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
-	if (!mkdtemp(s.tmpdir)) {
+	catch_interrupts(s);
+	s->tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
+	if (!mkdtemp(s->tmpdir)) {
 		fprintf(stderr, "ERROR: cannot make a temporary folder in %s: %s\n", tmpdir_parent,
 			strerror(errno));
-		s.tmpdir = NULL;
-		return fail(&s, 3, "translation failed");
+		s->tmpdir = NULL;
+		return fail(s, 3, "translation failed");
 	}
-	c_source = translate(&s, prog);
-	c_path = xasprintf("%s/%s.c", s.tmpdir, s.module_name);
+	c_source = translate(s, prog);
+	if (!c_source)
+		return fail(s, 3, "translation failed");
+	c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	if (write_file(c_path, c_source, strlen(c_source))) {
 		fprintf(stderr, "ERROR: cannot write %s: %s\n", c_path, strerror(errno));
-		return fail(&s, 3, "translation failed");
+		return fail(s, 3, "translation failed");
 	}
-	if (verbose_at(&s, 3, 1)) {
+	if (verbose_at(s, 3, 1)) {
 		report = usage_since(&clock, true);
 		fprintf(stderr, "Pass 3: translated to C into \"%s\" %s\n", c_path, report);
 		free(report);
 	}
-	if (s.last_pass == 3) {
+	if (s->last_pass == 3) {
 		fputs(c_source, stdout);
-		remove_tmpdir(&s);
+		remove_tmpdir(s);
 		return 0;
 	}
 
 	/* pass 4: compile */
 	clock_start(&clock);
-	if (build_module(&s))
-		return fail(&s, 4, "compilation failed");
-	if (verbose_at(&s, 4, 1)) {
+	if (build_module(s))
+		return fail(s, 4, "compilation failed");
+	if (verbose_at(s, 4, 1)) {
 		report = usage_since(&clock, false);
-		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" %s\n", s.module_name, report);
+		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" %s\n", s->module_name, report);
 		free(report);
 	}
-	if (s.last_pass == 4) {
-		if (copy_module_here(&s))
-			return fail(&s, 4, "failed");
-		remove_tmpdir(&s);
+	if (s->last_pass == 4) {
+		if (copy_module_here(s))
+			return fail(s, 4, "failed");
+		remove_tmpdir(s);
 		return 0;
 	}
 
 	/* pass 5: run */
 	clock_start(&clock);
-	if (verbose_at(&s, 5, 1))
+	if (verbose_at(s, 5, 1))
 		fputs("Pass 5: starting run.\n", stderr);
-	rc = run_module(&s);
+	rc = run_module(s);
 	if (rc)
-		return fail(&s, 5, "run failed");
-	if (verbose_at(&s, 5, 1)) {
+		return fail(s, 5, "run failed");
+	if (verbose_at(s, 5, 1)) {
 		report = usage_since(&clock, false);
 		fprintf(stderr, "Pass 5: run completed %s\n", report);
 		free(report);
 	}
-	remove_tmpdir(&s);
+	remove_tmpdir(s);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { 0 };
+	int rc = run_passes(&s, argc, argv);
+
+	/* like stap: the count of repeated diagnostics left out comes last */
+	if (s.suppressed_errors)
+		fprintf(stderr, "Number of similar error messages suppressed: %d.\n",
+			s.suppressed_errors);
+	if (s.suppressed_warnings)
+		fprintf(stderr, "Number of similar warning messages suppressed: %d.\n",
+			s.suppressed_warnings);
+	if (s.suppressed_errors || s.suppressed_warnings)
+		fputs("Rerun with -v to see them.\n", stderr);
+	return rc;
 }

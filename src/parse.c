@@ -42,7 +42,7 @@ static void syntax_error(struct parser *ps, struct token *tok, const char *fmt, 
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag_vat("parse error", tok, fmt, ap);
+	diag_vat("parse error", tok, NULL, fmt, ap);
 	va_end(ap);
 	ps->errors++;
 	longjmp(ps->recover, 1);
@@ -476,6 +476,46 @@ static struct node *hist_op(struct parser *ps)
 }
 
 /*
+ * The values a printf format takes, and (up to MAX of them) their types; -1 if it is
+ * malformed.  A conversion: %[-+ #0]*[width|*][.precision|.*][l](d|i|o|u|x|X|p|c|b|s|m|M).
+ */
+int format_conversions(const char *format, enum stap_type *types, int max)
+{
+	int n = 0;
+
+	for (const char *p = format; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		for (int part = 0; part < 2; part++) {	/* width, then precision */
+			if (*p == '*') {
+				if (n < max)
+					types[n] = TYPE_LONG;
+				n++;
+				p++;
+			}
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (part == 0 && *p == '.')
+				p++;
+			else
+				break;
+		}
+		if (*p == 'l')
+			p++;
+		if (!*p || !strchr("diouxXpcbsmM", *p))
+			return -1;
+		if (n < max)
+			types[n] = *p == 's' ? TYPE_STRING : TYPE_LONG;
+		n++;
+	}
+	return n;
+}
+
+/*
  * print_call = print_name "(" args ")"
  * printf and sprintf need a literal format; printd and friends a literal delimiter and at
  * least two values; print and sprint at least one value; println() prints a newline.
@@ -493,6 +533,9 @@ static struct node *print_call(struct parser *ps, struct token *name, enum print
 	enter(ps);
 	if (formatted || delimited) {
 		add_arg(ps, n, &tail, string_literal(ps));
+		if (formatted && n->args->kind == ND_STRING &&
+		    format_conversions(n->args->string, NULL, 0) < 0)
+			syntax_error(ps, ps->tok, "invalid or missing conversion specifier");
 		if (formatted && !peek(ps, ","))
 			goto close;
 		expect(ps, ",");
@@ -1357,6 +1400,7 @@ static void function(struct parser *ps, bool private_)
 			param->tok = expect_ident(ps);
 			param->name = param->tok->text;
 			param->kind = SYM_PARAM;
+			param->position = f->nparams;
 			param->type = type_annotation(ps);
 			*tail = param;
 			tail = &param->next;

@@ -42,7 +42,7 @@ static void pp_error(struct expander *ex, struct token *tok, const char *fmt, ..
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag_vat("parse error", tok, fmt, ap);
+	diag_vat("parse error", tok, NULL, fmt, ap);
 	va_end(ap);
 	ex->errors++;
 }

@@ -1,45 +1,203 @@
 /*
- * probe_family.c - the table of probe families pass 2 binds probe points to.
+ * probe_family.c - the probe families and the forms of their probe points.
  *
- * A family is one file (its builder and emitter) plus its glue in runtime/.  To add one,
- * write family_NAME.c and list it here; nothing else in pass 2 or 3 needs to change.
+ * Each family lists its forms as templates ("timer.ms(number).randomize(number)").  A
+ * probe point matches a template component by component: names by wildcard, and an
+ * argument where the template has one, of its type.  A wildcard point may match several
+ * templates (timer.* is timer.profile; b* is begin); each becomes a concrete point that
+ * the family's build() checks and turns into derived probes.  To add a family, write
+ * family_NAME.c and list it here; nothing else in pass 2 or 3 needs to change.
  */
 #include "stap.h"
 
+#include <fnmatch.h>
 #include <string.h>
 
 /* In the order pass 3 registers them (and the reverse of unregistering). */
 const struct probe_family *const probe_families[] = {
 	&begin_end_family,
+	&timer_family,
+	&procfs_family,
+	&kprobe_family,
 	NULL,
 };
+
+enum template_arg { ARG_NONE, ARG_NUMBER, ARG_STRING };
+
+struct template_component {
+	char *name;
+	enum template_arg arg;
+};
+
+struct template {
+	const struct probe_family *family;
+	struct template_component *c;
+	int n;
+};
+
+static struct template *templates;
+static int ntemplates;
+
+/* "timer.ms(number).randomize(number)" */
+static void parse_template(const struct probe_family *family, const char *text)
+{
+	struct template *t;
+	const char *p = text;
+
+	templates = xrealloc(templates, (ntemplates + 1) * sizeof(*templates));
+	t = &templates[ntemplates++];
+	*t = (struct template){ .family = family };
+	while (*p) {
+		size_t len = strcspn(p, ".(");
+		struct template_component c = { .name = xstrndup(p, len), .arg = ARG_NONE };
+
+		p += len;
+		if (*p == '(') {
+			c.arg = starts_with(p, "(number)") ? ARG_NUMBER : ARG_STRING;
+			p = strchr(p, ')') + 1;
+		}
+		t->c = xrealloc(t->c, (t->n + 1) * sizeof(*t->c));
+		t->c[t->n++] = c;
+		if (*p == '.')
+			p++;
+	}
+}
+
+static void load_templates(void)
+{
+	if (templates)
+		return;
+	for (int i = 0; probe_families[i]; i++)
+		for (const char *const *t = probe_families[i]->templates; *t; t++)
+			parse_template(probe_families[i], *t);
+}
+
+static bool arg_fits(struct component *c, enum template_arg arg)
+{
+	if (!c->arg)
+		return arg == ARG_NONE;
+	return (arg == ARG_NUMBER && c->arg->kind == ND_NUMBER) ||
+	       (arg == ARG_STRING && c->arg->kind == ND_STRING);
+}
+
+/* How many leading components of PP fit T (all of them: a match). */
+static int fitting_components(struct probe_point *pp, struct template *t)
+{
+	int i = 0;
+
+	for (struct component *c = pp->components; c; c = c->next, i++)
+		if (i >= t->n || fnmatch(c->name, t->c[i].name, 0) != 0 || !arg_fits(c, t->c[i].arg))
+			return i;
+	return i == t->n ? i + 1 : i;	/* i + 1: longer than any partial fit */
+}
+
+/* PP with the template's names in place of its wildcards. */
+static struct probe_point *concrete_point(struct probe_point *pp, struct template *t)
+{
+	struct probe_point *copy = xmalloc(sizeof(*copy));
+	struct component head = { 0 }, *tail = &head;
+	int i = 0;
+
+	*copy = *pp;
+	copy->next = NULL;
+	for (struct component *c = pp->components; c; c = c->next, i++) {
+		tail->next = xmalloc(sizeof(*tail->next));
+		*tail->next = *c;
+		tail = tail->next;
+		tail->name = t->c[i].name;
+	}
+	tail->next = NULL;
+	copy->components = head.next;
+	return copy;
+}
+
+int match_probe_families(struct probe_point *pp, struct family_match **out)
+{
+	int found = 0;
+
+	load_templates();
+	*out = NULL;
+	for (int i = 0; i < ntemplates; i++) {
+		int length = 0;
+
+		for (struct component *c = pp->components; c; c = c->next)
+			length++;
+		if (fitting_components(pp, &templates[i]) != length + 1)
+			continue;
+		/* a concrete point can fit just one template; a wildcard one, several */
+		*out = xrealloc(*out, (found + 1) * sizeof(**out));
+		(*out)[found++] = (struct family_match){ templates[i].family,
+							 concrete_point(pp, &templates[i]) };
+	}
+	return found;
+}
+
+/* Templates made of alias names (their components, no arguments), for suggestions. */
+static struct template *alias_templates(const struct strlist *aliases)
+{
+	struct template *t = xcalloc(aliases->count + 1, sizeof(*t));
+
+	for (int i = 0; i < aliases->count; i++) {
+		const char *p = aliases->items[i];
+
+		while (*p) {
+			size_t len = strcspn(p, ".");
+
+			t[i].c = xrealloc(t[i].c, (t[i].n + 1) * sizeof(*t[i].c));
+			t[i].c[t[i].n++] = (struct template_component){ xstrndup(p, len), ARG_NONE };
+			p += len + (p[len] == '.');
+		}
+	}
+	return t;
+}
+
+/*
+ * For a point no template fits: the component where fitting stopped and " (similar:
+ * ...)" naming what the families' forms and the probe aliases (ALIASES, dotted names)
+ * have there; *SUFFIX is set when a whole form fitted and more components follow.
+ */
+char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
+			   struct token **where, bool *suffix)
+{
+	struct strlist names = { 0 };
+	struct template *extra = alias_templates(aliases);
+	int best = 0, total = ntemplates + aliases->count;
+	struct component *c = pp->components;
+	char *similar;
+
+	load_templates();
+	*suffix = false;
+	for (int i = 0; i < total; i++) {
+		struct template *t = i < ntemplates ? &templates[i] : &extra[i - ntemplates];
+		int fit = fitting_components(pp, t);
+
+		if (fit > best)
+			best = fit;
+		if (i < ntemplates && fit == t->n && fit > 0)
+			*suffix = true;
+	}
+	for (int i = 0; i < best && c->next; i++)
+		c = c->next;
+	*where = c->tok;
+	for (int i = 0; i < total; i++) {
+		struct template *t = i < ntemplates ? &templates[i] : &extra[i - ntemplates];
+		bool seen = false;
+
+		if (fitting_components(pp, t) < best || t->n <= best)
+			continue;
+		for (int k = 0; k < names.count; k++)
+			seen |= strcmp(names.items[k], t->c[best].name) == 0;
+		if (!seen)
+			strlist_add(&names, t->c[best].name);
+	}
+	qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
+	similar = similar_names_including(c->name, (const char *const *)names.items,
+					  names.count);
+	strlist_free(&names);
+	return similar;
+}
 
 const char *probe_point_first_name(struct probe_point *pp)
 {
 	return pp->components->name;
-}
-
-const struct probe_family *find_probe_family(struct probe_point *pp)
-{
-	const char *name = probe_point_first_name(pp);
-
-	for (int i = 0; probe_families[i]; i++)
-		for (const char *const *n = probe_families[i]->point_names; *n; n++)
-			if (strcmp(*n, name) == 0)
-				return probe_families[i];
-	return NULL;
-}
-
-/* " (similar: ...)" for a probe point no family answers to. */
-char *similar_probe_points(const char *name)
-{
-	struct strlist names = { 0 };
-	char *similar;
-
-	for (int i = 0; probe_families[i]; i++)
-		for (const char *const *n = probe_families[i]->point_names; *n; n++)
-			strlist_add(&names, *n);
-	similar = similar_names(name, (const char *const *)names.items, names.count);
-	strlist_free(&names);
-	return similar;
 }

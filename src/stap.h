@@ -56,6 +56,7 @@ uint64_t hash64(const void *data, size_t len, uint64_t seed);
 int edit_distance(const char *a, const char *b);
 /* " (similar: a, b)" listing the closest of NAMES to NAME, or "" */
 char *similar_names(const char *name, const char *const *names, int count);
+char *similar_names_including(const char *name, const char *const *names, int count);
 
 /* A growing, always NUL-terminated string. */
 struct strbuf {
@@ -78,6 +79,8 @@ struct strlist {
 };
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
+int compare_strings(const void *a, const void *b);
+int compare_strings_by_length(const void *a, const void *b);
 void show_command(const struct strlist *argv);
 
 /* ------------------------------------------------------------------ */
@@ -122,7 +125,10 @@ struct token {
  */
 extern int diag_quiet;		/* > 0: diagnostics are counted, not printed */
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...) PRINTF_LIKE(3, 4);
-void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap);
+void diag_related(const char *kind, struct token *tok, struct token *related, const char *fmt,
+		  ...) PRINTF_LIKE(4, 5);
+void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,
+	      va_list ap);
 const char *token_kind_name(enum token_kind kind);
 
 /* tokenize.c */
@@ -281,17 +287,30 @@ struct node {
 
 enum symbol_kind { SYM_LOCAL, SYM_PARAM, SYM_GLOBAL };
 
+#define MAX_ARRAY_KEYS 9	/* index dimensions of an array, as in SystemTap */
+
 struct symbol {
 	char *name;
 	enum symbol_kind kind;
-	enum stap_type type;
+	enum stap_type type;	/* a scalar's type, or an array's value type */
 	struct token *tok;	/* first mention */
-	struct token *type_tok;	/* where its type was first inferred */
+	struct token *type_tok;	/* where its type was first inferred (NULL: declared) */
 	struct node *init;	/* global initialiser */
 	int64_t array_size;	/* global a[N]; 0: MAXMAPENTRIES */
 	bool wrap;		/* global a%: wrap-around array */
 	bool private_;		/* private: visible in its file only */
+	struct stapfile *file;	/* where a global is declared */
+	int position;		/* a parameter's, from 0 */
+	/* pass 2 */
+	int arity;		/* number of keys: 0 for a scalar, -1 while unknown */
+	enum stap_type key_types[MAX_ARRAY_KEYS];
+	struct token *key_type_toks[MAX_ARRAY_KEYS];
+	struct token *arity_tok;	/* where the arity was first seen */
+	bool read, written;	/* for warnings and the optimizer */
+	bool used;		/* a global referenced by the program */
+	bool still_used;	/* optimizer bookkeeping */
 	struct symbol *next;
+	struct symbol *next_used;	/* globals of the program, in order */
 };
 
 /* One component of a probe point: function("vfs_read"), return, ms(100), sys*, ** */
@@ -343,6 +362,10 @@ struct function {
 	struct token *tok;
 	struct stapfile *file;
 	bool used;		/* reachable from a probe (pass 2) */
+	bool grouped;		/* its overloads are ordered (pass 2) */
+	bool impure;		/* its body has side effects (optimizer) */
+	bool still_used, walked;	/* optimizer bookkeeping */
+	struct function *next_overload;	/* the next of this name and arity, by priority */
 	struct function *next;		/* in its file */
 	struct function *next_used;	/* in the program (pass 2) */
 };
@@ -364,8 +387,13 @@ struct stapfile {
 };
 
 /* parse.c: pass 1 of one file (tokenize, preprocess, parse) */
+int format_conversions(const char *format, enum stap_type *types, int max);
 struct stapfile *parse_file(struct preprocessor *pp, struct source_file *file, bool privileged,
 			    bool script_args, int *errors);
+
+/* ast.c */
+struct node *copy_node(struct node *n);
+void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *arg);
 
 /* dump.c: -p1 and -p2 output */
 void dump_parse_tree(FILE *out, struct stapfile *file);
@@ -390,6 +418,8 @@ struct session {
 	bool suppress_warnings;		/* -w */
 	bool warnings_as_errors;	/* -W */
 	bool keep_tmpdir;		/* -k */
+	int suppressed_errors;		/* diagnostics left out as repeats, counted at exit */
+	int suppressed_warnings;
 
 	/* paths */
 	const char *runtime_dir;	/* -R or SYSTEMTAP_RUNTIME */
@@ -411,6 +441,8 @@ struct session {
 	const char *target_cmd;		/* -c */
 	long target_pid;		/* -x */
 	struct strlist global_settings;	/* -G var=value */
+	const char *list_pattern;	/* -l / -L */
+	bool list_locals;		/* -L */
 	const char *staprun_path;
 };
 
@@ -423,48 +455,85 @@ const char *kernel_arch(void);
 
 struct probe_family;
 
+/*
+ * What one handler runs: a probe's body, or (through probe aliases) the alias prologues
+ * and epilogues around a copy of it.  All derived probes of one expansion share it.
+ */
+struct probe_body {
+	struct node *body;		/* ND_BLOCK */
+	struct symbol *locals;
+	struct probe *probe;		/* the user's probe it came from */
+	struct stapfile *file;		/* names resolve as in this file */
+	struct token *tok;		/* the probe, or the user's point an alias expanded */
+	int index;			/* handler number, for pass 3 */
+	bool elided;			/* the optimizer removed it (empty) */
+	bool procfs_value;		/* a procfs handler: $value is its data */
+	struct probe_body *next;
+};
+
 /* A probe point bound to a family: what pass 3 registers. */
 struct derived_probe {
-	struct probe *probe;		/* carries the body and locals */
-	struct probe_point *point;	/* as the user wrote it */
+	struct probe_body *handler;
+	struct probe_point *point;	/* the family's point, after alias expansion */
 	const struct probe_family *family;
-	char *name;			/* canonical point, e.g. "begin(-5)" */
+	char *name;			/* canonical point, e.g. "timer.ms(100)" */
+	char *derivation;		/* "my.a = begin <- my.a", for -p2 */
+	char *note;			/* -p2 comment after the name, e.g. " name = vfs_read" */
 	int64_t sequence;		/* begin/end/error ordering */
+	void *data;			/* the family's own description */
+	struct node *condition;		/* if (expr): runs while true */
 	int index;			/* position in the program */
 	struct derived_probe *next;
 };
 
 struct program {
 	struct stapfile *files;		/* user script first, then tapsets */
+	struct probe_body *bodies;	/* every handler */
+	int nbodies;
 	struct derived_probe *probes;
 	int nprobes;
 	struct function *functions;	/* the used ones, in order */
 	int nfunctions;
-	struct symbol *globals;
+	struct symbol *globals;		/* the used ones, in order (next_used) */
 	int nglobals;
 	int nembeds;
 };
 
 /* A probe family: one file in src/ (its builder), glue in runtime/. */
 struct emitter;
+struct elaborator;
 struct probe_family {
 	const char *name;		/* also names its C glue: stp_register_NAME() */
-	const char *const *point_names;	/* first components it answers to, NULL-ended */
-	/* Validate the point and append derived probes; false on error. */
-	bool (*build)(struct session *s, struct probe *p, struct probe_point *pp,
-		      struct derived_probe **out);
-	/* Pass 3: the registration table for this family's probes. */
+	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
+	const char *const *templates;
+	/*
+	 * Checks a concrete point (one of its forms, wildcards in names resolved) and adds
+	 * derived probes with add_derived_probe(); false (after saying why) when it does
+	 * not resolve.  Wildcards in arguments may add several: kprobe.function("vfs_*").
+	 */
+	bool (*build)(struct elaborator *el, struct probe_point *pp, struct derived_probe *proto);
+	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
 	void (*emit)(struct emitter *e, struct program *prog);
+	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
+	const char *(*missing)(struct derived_probe *dp);
 };
 
 /* probe_family.c */
-const struct probe_family *find_probe_family(struct probe_point *pp);
-char *similar_probe_points(const char *name);
+struct family_match {
+	const struct probe_family *family;
+	struct probe_point *point;	/* concrete: the form's names in place of wildcards */
+};
 extern const struct probe_family *const probe_families[];
+int match_probe_families(struct probe_point *pp, struct family_match **out);
+char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
+			   struct token **where, bool *suffix);
 const char *probe_point_first_name(struct probe_point *pp);
 
-/* family_begin_end.c */
+/* family_*.c */
 extern const struct probe_family begin_end_family;
+extern const struct probe_family timer_family;
+extern const struct probe_family kprobe_family;
+extern const struct probe_family procfs_family;
 
 /* tapset.c: where library scripts live and which file defines what */
 enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };
@@ -477,10 +546,83 @@ struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kin
 			     const char *name, int *errors);
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names);
+/* Parses every file defining NAME and hands each to LOAD. */
+struct elaborator;
+void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
+		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
+		     struct elaborator *el);
 
-/* elaborate.c */
+/* elaborate.c: the pass, and the state its parts share */
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			  int *errors);
+/* -l / -L: the probe points PATTERN names, sorted, each once */
+struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
+				 struct stapfile *user, struct probe *pattern, bool locals);
+
+struct kernel_symbols;
+/* -l/-L: a point's name, and for an alias the point that elaborates it (for -L). */
+struct listed_point {
+	char *name;
+	struct probe_point *alias_point;
+};
+
+struct elaborator {
+	struct session *session;
+	struct preprocessor *pp;
+	struct program *prog;
+	struct tapset_index *tapsets;
+	struct kernel_symbols *kernel;	/* the target's symbol table, loaded when needed */
+	int errors;
+	struct token *resolving;	/* the probe point being resolved, for context */
+	bool resolving_shown;
+	bool report;			/* types: the final walk reports what is still wrong */
+	bool changed;			/* types: the current walk learned something */
+	bool typing_calls_from_context;	/* types: f() + 1 may teach f's result type */
+	int defined_decided;		/* @defined() operators decided so far */
+	bool listing;			/* -l/-L: collect the names of what points resolve to */
+	struct listed_point *listed;
+	int nlisted;
+	struct strlist seen;		/* messages printed, for "similar messages suppressed" */
+	int suppressed_errors, suppressed_warnings;
+	struct function **function_tail;
+	struct symbol **global_tail;
+	struct probe_body **body_tail;
+	struct derived_probe **probe_tail;
+};
+
+void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
+			  const char *message);
+void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
+			    const char *fmt, ...) PRINTF_LIKE(4, 5);
+void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+
+/* derive.c: probe points to derived probes, through aliases and families */
+void derive_probe(struct elaborator *el, struct probe *p);
+/* Called by a family's build() for each probe it makes from PROTO. */
+struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
+					char *name, void *data);
+char *probe_point_text(struct probe_point *pp, bool with_marks);
+int64_t component_number(struct component *c, bool *present);
+const char *component_string(struct component *c, bool *present);
+
+/* resolve.c: names to symbols and functions, loading tapset files as needed */
+void resolve_program(struct elaborator *el);
+bool constant_value(struct node *n, int64_t *value);
+struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
+
+/* types.c */
+void infer_types(struct elaborator *el);
+
+/* optimize.c */
+void optimize(struct elaborator *el, bool elide);
+
+/* kernel_symbols.c: the target kernel's functions (kallsyms, System.map, modules) */
+/* The text symbols matching PATTERN (fnmatch), sorted; MODULE NULL for vmlinux. */
+struct strlist kernel_functions(struct elaborator *el, const char *pattern);
+int kernel_function_names(struct elaborator *el, const char ***names);
 
 /* ------------------------------------------------------------------ */
 /* Passes 3-5                                                          */

@@ -282,6 +282,21 @@ struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kin
 	return NULL;
 }
 
+void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
+		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
+		     struct elaborator *el)
+{
+	for (int i = 0; i < ix->ndefinitions; i++) {
+		struct stapfile *file;
+
+		if (ix->definitions[i].kind != kind || strcmp(ix->definitions[i].name, name) != 0)
+			continue;
+		file = parse_tapset_file(ix, &ix->files[ix->definitions[i].file], &el->errors);
+		if (file)
+			load(el, file);
+	}
+}
+
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names)
 {

@@ -242,7 +242,8 @@ uint64_t hash64(const void *data, size_t len, uint64_t seed)
 	return h;
 }
 
-/* Levenshtein distance, for "did you mean" lists. */
+/* Levenshtein distance, for "did you mean" lists: the five closest names, ties going to
+ * the earlier one in the list given (stap has no cut-off). */
 int edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -286,9 +287,23 @@ static int compare_candidates(const void *x, const void *y)
 	return a->order - b->order;
 }
 
+static char *similar(const char *name, const char *const *names, int count, int min_distance);
+
+/* The closest names, but not NAME itself. */
 char *similar_names(const char *name, const char *const *names, int count)
 {
-	enum { MAX_SUGGESTIONS = 5, MAX_DISTANCE = 3 };
+	return similar(name, names, count, 1);
+}
+
+/* The closest names, NAME itself included (a probe point form with other arguments). */
+char *similar_names_including(const char *name, const char *const *names, int count)
+{
+	return similar(name, names, count, 0);
+}
+
+static char *similar(const char *name, const char *const *names, int count, int min_distance)
+{
+	enum { MAX_SUGGESTIONS = 5 };
 	struct candidate *c = xcalloc(count + 1, sizeof(*c));
 	struct strbuf sb = { 0 };
 	int n = 0, shown = 0;
@@ -296,7 +311,7 @@ char *similar_names(const char *name, const char *const *names, int count)
 	for (int i = 0; i < count; i++) {
 		int d = edit_distance(name, names[i]);
 
-		if (d > 0 && d <= MAX_DISTANCE && d < (int)strlen(names[i]))
+		if (d >= min_distance)
 			c[n++] = (struct candidate){ names[i], d, i };
 	}
 	qsort(c, n, sizeof(*c), compare_candidates);
@@ -422,6 +437,20 @@ void strlist_add(struct strlist *l, const char *s)
 	l->items[l->count] = NULL;
 }
 
+/* For qsort of char *: by strcmp. */
+int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* For qsort of char *: shorter first, then by strcmp (the order of stap's suggestions). */
+int compare_strings_by_length(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la != lb ? (la < lb ? -1 : 1) : compare_strings(a, b);
+}
+
 void strlist_free(struct strlist *l)
 {
 	for (int i = 0; i < l->count; i++)
@@ -510,10 +539,11 @@ int diag_quiet;
 
 #define MAX_EXPANSIONS_SHOWN 5
 
+/* "identifier 'x' at FILE:L:C" (stap shows keywords by kind only) */
 static void put_token(struct strbuf *sb, struct token *tok)
 {
 	sb_puts(sb, token_kind_name(tok->kind));
-	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED)
+	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED && tok->kind != TOK_KEYWORD)
 		sb_printf(sb, " '%s'", tok->text);
 	sb_printf(sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
 }
@@ -531,7 +561,10 @@ static void put_source(struct strbuf *sb, int width, struct token *tok)
 	free(line);
 }
 
-void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
+/* KIND: MESSAGE: TOKEN, its source line, the macros it came through; then RELATED (the
+ * other place a message names, as in "Expecting lvalue"), if any. */
+void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,
+	      va_list ap)
 {
 	struct strbuf sb = { 0 };
 	int width = (int)strlen(kind);	/* labels align under the end of KIND */
@@ -562,6 +595,10 @@ void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
 		}
 		if (more)
 			sb_printf(&sb, "\t(and %d more expansions)\n", more);
+		if (related) {
+			put_token(&sb, related);
+			put_source(&sb, width, related);
+		}
 	} else {
 		sb_putc(&sb, '\n');
 	}
@@ -571,11 +608,22 @@ void diag_vat(const char *kind, struct token *tok, const char *fmt, va_list ap)
 	sb_free(&sb);
 }
 
+/* Like diag_at, then RELATED, the other place involved. */
+void diag_related(const char *kind, struct token *tok, struct token *related, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vat(kind, tok, related, fmt, ap);
+	va_end(ap);
+}
+
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag_vat(kind, tok, fmt, ap);
+	diag_vat(kind, tok, NULL, fmt, ap);
 	va_end(ap);
 }

@@ -43,7 +43,7 @@ fi
 expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
-for refused in "-c true" "-x 1" "-G var=1" "-l begin" "-L begin" "-s 4" "-b" "-S 1" "-T 5" \
+for refused in "-c true" "-x 1" "-s 4" "-b" "-S 1" "-T 5" \
 	"--privilege=stapusr" "--unprivileged" "--suppress-handler-errors" "--dump-functions"; do
 	read -r -a words <<<"$refused"
 	expect "$refused is refused until implemented" 1 'is not implemented yet' \
@@ -61,6 +61,40 @@ expect "a missing script file is reported" 1 \
 	"ERROR: cannot read script '/nonexistent/x.stp': No such file or directory" \
 	"$STAP" -p1 /nonexistent/x.stp
 expect "-u, -w and -W are accepted" 0 '^begin /\* <- begin \*/' "$STAP" -u -w -W -p2 -e "$hello"
+
+# -l and -L list probe points; -G names a global of the script
+tapdir=$top/testsuite/semantic/tapdir
+expect "-l lists a probe point" 0 '^begin$' "$STAP" -l begin
+expect "-l lists what a wildcard matches, families and aliases" 0 \
+	'(?s)^begin\nend\nerror\nnever\nticked\nticking\n$' "$STAP" -I "$tapdir" -l '*'
+expect "-l fails when nothing matches" 1 '^$' "$STAP" -l nosuch
+expect "-L adds an alias's variables and their types" 0 \
+	'(?s)^tick.fast rate:long\ntick.slow rate:long\nticked rate:long done:long\nticking rate:long kind:string\n$' \
+	"$STAP" -I "$tapdir" -L 'tick**'
+expect "-L: kprobes have no context variables" 0 '(?s)^kprobe.function\("vfs_read"\)\.return\n$' \
+	"$STAP" -r "$top/testsuite/fake-kernel" -L 'kprobe.function("vfs_read").return'
+expect "-l with a bad pattern is a parse error" 1 'parse error' "$STAP" -l 'begin('
+expect "-G checks its argument as stap does" 1 \
+	"Safety pattern mismatch for -G parameter \('x\[1\]=2'" "$STAP" -p2 -G 'x[1]=2' -e "$hello"
+expect "-G names a global of the script" 1 "-G nosuch=1: the script has no global 'nosuch'" \
+	"$STAP" -p2 -G nosuch=1 -e "global x; $hello"
+expect "-G writes the global it names" 0 '^x:long' \
+	"$STAP" -p2 -G x=1 -e "global x; probe begin { println(x + 1) }"
+rel=$("$top/testsuite/vm/reference-release" 2>/dev/null)
+map=/usr/lib/debug/boot/System.map-$rel
+if [ -n "$rel" ] && [ -s "$map" ]; then
+	want=$(awk '$2 ~ /^[tT]$/ && $3 ~ /^vfs_/ { print "kprobe.function(\"" $3 "\")" }' "$map" |
+		sort -u)
+	got=$("$STAP" -r "$rel" -l 'kprobe.function("vfs_*")' 2>&1)
+	if [ "$got" = "$want" ] && [ -n "$got" ]; then
+		pass "cli: -l kprobe.function(\"vfs_*\") -r $rel lists System.map's vfs_ text symbols"
+	else
+		fail "cli: -l kprobe.function(\"vfs_*\") -r $rel lists System.map's vfs_ text symbols" \
+			"$(diff <(echo "$want") <(echo "$got") | head -20)"
+	fi
+else
+	skip "cli: -l against the reference kernel's System.map (install linux-image-cloud-amd64-dbg: ./setup)"
+fi
 
 printf '%s\n' "$hello" >"$work/hello.stp"
 expect "the script may come from a file" 0 '^# file hello.stp' "$STAP" -p1 hello.stp

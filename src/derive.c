@@ -1,0 +1,557 @@
+/*
+ * derive.c - pass 2: probe points to derived probes.
+ *
+ * A point is first matched against the probe aliases: the script's, then the tapset
+ * library's (the index says which files define matching names; those are loaded).  An
+ * alias expands to its own points, its prologue before the body and its epilogue after
+ * it; extra components of the point are appended to the alias's points (an alias a.b
+ * used as a.b.return).  Otherwise the probe family named by the first component builds
+ * it (probe_family.c).  Wildcards (*, **, sys*) match alias names; families expand
+ * their own arguments (kprobe.function("vfs_*")).  A point that resolves to nothing is
+ * an error unless it is optional (?); a sufficient point (!) that resolves ends its list.
+ */
+#include "stap.h"
+
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <string.h>
+
+
+/* Where a point is being resolved: the handler its probes share, and how it got here. */
+struct context {
+	struct probe *probe;		/* the user's probe */
+	struct node *body;		/* statements the handler runs */
+	struct stapfile *file;		/* names in the body resolve in this file */
+	struct probe_body *handler;	/* made when the first probe is derived */
+	char *derivation;		/* for -p2's "<- ..." when a family resolves the point */
+	char *alias_tail;		/* what an alias expansion's derivation ends with */
+	struct token *tok;		/* where the handler's warnings point */
+	struct probe_point *from;	/* the alias's point this level resolves, if any */
+	struct context *outer;		/* the level that expanded the alias */
+};
+
+static bool derive_point(struct elaborator *el, struct probe_point *pp, struct context *cx);
+static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
+				 struct context *cx);
+
+int64_t component_number(struct component *c, bool *present)
+{
+	*present = c && c->arg && c->arg->kind == ND_NUMBER;
+	return *present ? c->arg->number : 0;
+}
+
+const char *component_string(struct component *c, bool *present)
+{
+	*present = c && c->arg && c->arg->kind == ND_STRING;
+	return *present ? c->arg->string : NULL;
+}
+
+/* ---- matching alias names ---- */
+
+static bool component_matches(struct component *pattern, struct component *name)
+{
+	if (fnmatch(pattern->name, name->name, 0) != 0)
+		return false;
+	if (!pattern->arg || !name->arg)
+		return !pattern->arg && !name->arg;
+	if (pattern->arg->kind != name->arg->kind)
+		return false;
+	if (pattern->arg->kind == ND_NUMBER)
+		return pattern->arg->number == name->arg->number;
+	return fnmatch(pattern->arg->string, name->arg->string, 0) == 0;
+}
+
+/*
+ * PATTERN matches all of NAME.  A component "**" matches any number of components; one
+ * holding "**" among other text ("tick**") one or more, joined by dots.
+ */
+static bool components_match(struct component *p, struct component *n)
+{
+	if (!p)
+		return !n;
+	if (strcmp(p->name, "**") == 0 && !p->arg) {
+		for (struct component *rest = n;; rest = rest->next) {
+			if (components_match(p->next, rest))
+				return true;
+			if (!rest)
+				return false;
+		}
+	}
+	if (strstr(p->name, "**")) {
+		struct strbuf joined = { 0 };
+		bool matched = false;
+
+		for (struct component *last = n; last && !matched; last = last->next) {
+			struct component one = *last;
+
+			sb_printf(&joined, "%s%s", joined.len ? "." : "", last->name);
+			one.name = joined.data;
+			/* "*" in fnmatch without FNM_PATHNAME crosses the dots too */
+			matched = component_matches(p, &one) && components_match(p->next, last->next);
+			if (last->arg)
+				break;	/* only the last joined component may have an argument */
+		}
+		sb_free(&joined);
+		return matched;
+	}
+	if (!n || !component_matches(p, n))
+		return false;
+	return components_match(p->next, n->next);
+}
+
+static int count_components(struct component *c)
+{
+	int n = 0;
+
+	for (; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* The first N components of LIST (a copy), and the rest after them in *REST. */
+static struct component *take_components(struct component *list, int n,
+					 struct component **rest)
+{
+	struct component head = { 0 }, *tail = &head;
+
+	for (; list && n > 0; list = list->next, n--) {
+		tail->next = xmalloc(sizeof(*tail->next));
+		*tail->next = *list;
+		tail = tail->next;
+	}
+	tail->next = NULL;
+	*rest = list;
+	return head.next;
+}
+
+/* A dotted alias name from the index, as components (names only). */
+static struct component *name_components(const char *name)
+{
+	struct component head = { 0 }, *tail = &head;
+	const char *p = name;
+
+	while (*p) {
+		size_t len = strcspn(p, ".");
+
+		tail = tail->next = xcalloc(1, sizeof(*tail));
+		tail->name = xstrndup(p, len);
+		p += len + (p[len] == '.');
+	}
+	return head.next;
+}
+
+/* Loads the tapset files whose aliases could match PP, fully or with a suffix. */
+static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
+{
+	const char **names;
+	int count = tapset_names(el->tapsets, TAPSET_ALIAS, &names);
+	int length = count_components(pp->components);
+
+	for (int i = 0; i < count; i++) {
+		struct component *alias = name_components(names[i]), *rest;
+		int n = count_components(alias);
+		struct component *prefix = n <= length ?
+			take_components(pp->components, n, &rest) : NULL;
+
+		if (components_match(pp->components, alias) ||
+		    (prefix && components_match(prefix, alias))) {
+			struct stapfile *file = tapset_find(el->tapsets, TAPSET_ALIAS, names[i],
+							    &el->errors);
+
+			if (file)
+				load_tapset_file(el, file);
+		}
+	}
+	free(names);
+}
+
+struct alias_match {
+	struct probe *alias;
+	struct component *suffix;	/* components after the alias's name */
+};
+
+static void list_alias(struct elaborator *el, struct alias_match *m);
+
+/* True if some family has a form for all of PP (timer.profile.tick, not the alias
+ * timer.profile with a suffix). */
+static bool fits_a_family(struct probe_point *pp)
+{
+	struct family_match *matches;
+	int n = match_probe_families(pp, &matches);
+
+	free(matches);
+	return n > 0;
+}
+
+/*
+ * Aliases that PP names: those matching all of it; if none, and no family has a form for
+ * all of it, those matching a leading part (the longest such part), the rest being a
+ * suffix for the alias's points.
+ */
+static int find_aliases(struct elaborator *el, struct probe_point *pp,
+			struct alias_match **out)
+{
+	int length = count_components(pp->components), found = 0;
+
+	load_matching_aliases(el, pp);
+	*out = NULL;
+	for (int prefix_len = length; prefix_len > 0 && !found; prefix_len--) {
+		struct component *rest;
+		struct component *prefix;
+
+		if (prefix_len < length && fits_a_family(pp))
+			break;
+		prefix = take_components(pp->components, prefix_len, &rest);
+
+		for (struct stapfile *f = el->prog->files; f; f = f->next)
+			for (struct probe *a = f->probes; a; a = a->next) {
+				if (!a->alias || !components_match(prefix, a->alias_name->components))
+					continue;
+				*out = xrealloc(*out, (found + 1) * sizeof(**out));
+				(*out)[found++] = (struct alias_match){ a, rest };
+			}
+	}
+	return found;
+}
+
+/* ---- deriving ---- */
+
+static struct probe_point *copy_point(struct probe_point *pp, struct component *suffix)
+{
+	struct probe_point *copy = xmalloc(sizeof(*copy));
+	struct component head = { 0 }, *tail = &head;
+
+	*copy = *pp;
+	copy->next = NULL;
+	for (struct component *c = pp->components; c; c = c->next) {
+		tail->next = xmalloc(sizeof(*tail->next));
+		*tail->next = *c;
+		tail = tail->next;
+	}
+	for (struct component *c = suffix; c; c = c->next) {
+		tail->next = xmalloc(sizeof(*tail->next));
+		*tail->next = *c;
+		tail = tail->next;
+	}
+	tail->next = NULL;
+	copy->components = head.next;
+	return copy;
+}
+
+static char *alias_definition(struct probe *a)
+{
+	struct strbuf sb = { 0 };
+	char *name = probe_point_text(a->alias_name, false);
+
+	sb_printf(&sb, "%s %s ", name, a->alias == ALIAS_PROLOGUE ? "=" : "+=");
+	free(name);
+	for (struct probe_point *t = a->points; t; t = t->next) {
+		char *text = probe_point_text(t, true);
+
+		sb_printf(&sb, "%s%s", text, t->next ? ", " : "");
+		free(text);
+	}
+	return sb_steal(&sb);
+}
+
+/* A block running the alias's prologue, then BODY, then its epilogue. */
+static struct node *wrap_body(struct probe *a, struct node *body)
+{
+	struct node *block = xcalloc(1, sizeof(*block));
+	struct node **tail = &block->body;
+
+	block->kind = ND_BLOCK;
+	block->tok = body->tok;
+	if (a->alias == ALIAS_PROLOGUE) {
+		*tail = copy_node(a->body);
+		tail = &(*tail)->next;
+	}
+	*tail = copy_node(body);
+	tail = &(*tail)->next;
+	if (a->alias == ALIAS_EPILOGUE)
+		*tail = copy_node(a->body);
+	else if (a->epilogue)
+		*tail = copy_node(a->epilogue);
+	return block;
+}
+
+static struct node *and_conditions(struct node *a, struct node *b)
+{
+	struct node *both;
+
+	if (!a || !b)
+		return a ? a : b;
+	both = xcalloc(1, sizeof(*both));
+	both->kind = ND_LOGICAL;
+	both->op = "&&";
+	both->tok = a->tok;
+	both->lhs = a;
+	both->rhs = b;
+	return both;
+}
+
+/* Reports an error about PP "while resolving" it. */
+static void PRINTF_LIKE(4, 5) error_resolving(struct elaborator *el, struct probe_point *pp,
+					      struct token *tok, const char *fmt, ...)
+{
+	struct strbuf message = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&message, fmt, ap);
+	va_end(ap);
+	el->resolving = pp->tok;
+	el->resolving_shown = false;
+	semantic_error_keyed(el, tok, fmt, message.data);
+	el->resolving = NULL;
+	sb_free(&message);
+}
+
+/* True if every point of the alias takes SUFFIX: a family's form or another alias. */
+static bool suffix_fits(struct elaborator *el, struct probe *alias, struct component *suffix)
+{
+	for (struct probe_point *t = alias->points; t; t = t->next) {
+		struct probe_point *point = copy_point(t, suffix);
+		struct alias_match *matches;
+		int n = fits_a_family(point) ? 1 : find_aliases(el, point, &matches);
+
+		if (n == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Derives the points of alias M->alias for PP.  A suffix its points do not all take is
+ * this level's error (*SAID is set); a point already being resolved further out is a
+ * loop, the error of the level below, so this one still says "no match".
+ */
+static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct alias_match *m,
+			 struct context *cx, bool *said)
+{
+	struct context inner = {
+		.probe = cx->probe,
+		.file = cx->file,
+		.tok = cx->outer ? cx->tok : pp->tok,	/* the user's point */
+		.outer = cx,
+	};
+	char *definition;
+	bool resolved = false;
+
+	if (m->suffix && !suffix_fits(el, m->alias, m->suffix)) {
+		error_resolving(el, pp, m->suffix->tok, "invalid suffix for probe");
+		*said = true;
+		return false;
+	}
+	inner.body = wrap_body(m->alias, cx->body);
+	definition = alias_definition(m->alias);
+	inner.derivation = inner.alias_tail = xasprintf("%s <- %s", definition, cx->alias_tail);
+	free(definition);
+	for (struct probe_point *t = m->alias->points; t; t = t->next) {
+		struct probe_point *point = copy_point(t, m->suffix);
+		bool loop = false;
+
+		point->optional = t->optional || pp->optional;
+		point->condition = and_conditions(t->condition, pp->condition);
+		for (struct context *c = cx; c; c = c->outer)
+			loop |= c->from == t;
+		if (loop) {
+			char *name = probe_point_text(t, false);
+
+			error_resolving(el, point, NULL,
+					"recursive loop in alias expansion of %s at %s:%d:%d", name,
+					t->tok->file->name, t->tok->line, t->tok->column);
+			free(name);
+			continue;
+		}
+		inner.from = t;
+		if (derive_point(el, point, &inner)) {
+			resolved = true;
+			if (t->sufficient)
+				break;
+		}
+	}
+	return resolved;
+}
+
+/* Resolves one point; true if it made at least one derived probe. */
+static bool derive_point(struct elaborator *el, struct probe_point *pp, struct context *cx)
+{
+	struct alias_match *matches;
+	int n = find_aliases(el, pp, &matches);
+
+	if (el->listing) {
+		/* -l names the aliases themselves (those that take their suffix), and what
+		 * the families have of the pattern */
+		for (int i = 0; i < n; i++)
+			if (!matches[i].suffix || suffix_fits(el, matches[i].alias, matches[i].suffix))
+				list_alias(el, &matches[i]);
+		free(matches);
+		return derive_from_families(el, pp, cx) || n > 0;
+	}
+	if (n > 0) {
+		bool resolved = false;
+		int errors_before = el->errors;
+
+		bool said = false;
+
+		diag_quiet += pp->optional;
+		for (int i = 0; i < n; i++)
+			resolved |= expand_alias(el, pp, &matches[i], cx, &said);
+		free(matches);
+		if (!resolved && !said)	/* each level that fails says so, as in stap */
+			error_resolving(el, pp, NULL, "no match");
+		diag_quiet -= pp->optional;
+		if (pp->optional)
+			el->errors = errors_before;
+		return resolved;
+	}
+	return derive_from_families(el, pp, cx);
+}
+
+/* Neither an alias nor a family's form: say where it stopped fitting, with suggestions. */
+static void report_mismatch(struct elaborator *el, struct probe_point *pp)
+{
+	struct strlist aliases = { 0 };
+	const char **names;
+	int count = tapset_names(el->tapsets, TAPSET_ALIAS, &names);
+	struct token *where;
+	bool suffix;
+	char *similar;
+
+	for (int i = 0; i < count; i++)
+		strlist_add(&aliases, names[i]);
+	for (struct stapfile *f = el->prog->files; f; f = f->next)
+		for (struct probe *a = f->probes; a; a = a->next)
+			if (a->alias)
+				strlist_add(&aliases, probe_point_text(a->alias_name, false));
+	similar = probe_point_mismatch(pp, &aliases, &where, &suffix);
+	el->resolving = pp->tok;
+	el->resolving_shown = false;
+	if (suffix)
+		semantic_error(el, where, "invalid suffix for probe");
+	else
+		semantic_error(el, where, "probe point mismatch%s", similar);
+	el->resolving = NULL;
+	free(similar);
+	free(names);
+	strlist_free(&aliases);
+}
+
+/* The families' forms that PP fits; each builds its probes. */
+static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
+				 struct context *cx)
+{
+	struct family_match *matches;
+	int n = match_probe_families(pp, &matches);
+	int errors_before = el->errors, quiet = pp->optional || el->listing;
+	bool resolved = false;
+
+	if (n == 0) {
+		if (!quiet)
+			report_mismatch(el, pp);
+		return false;
+	}
+	if (!cx->handler) {
+		cx->handler = xcalloc(1, sizeof(*cx->handler));
+		cx->handler->body = cx->body;
+		cx->handler->probe = cx->probe;
+		cx->handler->file = cx->file;
+		cx->handler->tok = cx->tok;
+		cx->handler->index = -1;
+	}
+	el->resolving = pp->tok;
+	el->resolving_shown = false;
+	diag_quiet += quiet;
+	for (int i = 0; i < n; i++) {
+		struct derived_probe proto = {
+			.handler = cx->handler,
+			.point = matches[i].point,
+			.family = matches[i].family,
+			.derivation = cx->derivation,
+			.condition = pp->condition,
+		};
+
+		resolved |= matches[i].family->build(el, matches[i].point, &proto);
+	}
+	diag_quiet -= quiet;
+	el->resolving = NULL;
+	free(matches);
+	if (quiet)
+		el->errors = errors_before;	/* an optional point that fails is just left out */
+	return resolved;
+}
+
+static void add_listed(struct elaborator *el, char *name, struct probe_point *alias_point)
+{
+	el->listed = xrealloc(el->listed, (el->nlisted + 1) * sizeof(*el->listed));
+	el->listed[el->nlisted++] = (struct listed_point){ name, alias_point };
+}
+
+struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
+					char *name, void *data)
+{
+	struct derived_probe *dp = xmalloc(sizeof(*dp));
+	struct probe_body *h = proto->handler;
+
+	*dp = *proto;
+	dp->name = name;
+	dp->data = data;
+	dp->next = NULL;
+	if (el->listing) {
+		add_listed(el, name, NULL);
+		return dp;
+	}
+	if (h->index < 0) {	/* the first probe of this handler */
+		h->index = el->prog->nbodies++;
+		*el->body_tail = h;
+		el->body_tail = &h->next;
+	}
+	dp->index = el->prog->nprobes++;
+	*el->probe_tail = dp;
+	el->probe_tail = &dp->next;
+	return dp;
+}
+
+/* All points of a user's probe, in order; "!" ends the list once it resolves. */
+void derive_probe(struct elaborator *el, struct probe *p)
+{
+	struct strbuf all = { 0 };
+	struct context cx = { .probe = p, .body = p->body, .file = p->file, .tok = p->tok };
+
+	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+		char *text = probe_point_text(pp, true);
+
+		sb_printf(&all, "%s%s", text, pp->next ? "," : "");
+		free(text);
+	}
+	/* a family resolving a point names them all; an alias just the one it expands */
+	cx.derivation = sb_steal(&all);
+	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
+		bool resolved;
+
+		cx.alias_tail = probe_point_text(pp, true);
+		resolved = derive_point(el, pp, &cx);
+		if (resolved && pp->sufficient)
+			break;
+	}
+}
+
+/* ---- -l and -L ---- */
+
+static struct component *append_components(struct component *a, struct component *b)
+{
+	struct probe_point joined = { .components = a };
+
+	return copy_point(&joined, b)->components;
+}
+
+static void list_alias(struct elaborator *el, struct alias_match *m)
+{
+	struct probe_point *point = xcalloc(1, sizeof(*point));
+
+	point->components = append_components(m->alias->alias_name->components, m->suffix);
+	point->tok = m->alias->alias_name->tok;
+	add_listed(el, probe_point_text(point, false), point);
+}

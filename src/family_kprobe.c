@@ -1,0 +1,141 @@
+/*
+ * family_kprobe.c - kprobes that need no debuginfo.
+ *
+ *   kprobe.function("name")[.call]           on entry to a kernel function
+ *   kprobe.function("name").return[.maxactive(N)]
+ *                                            on its return (N concurrent instances)
+ *   kprobe.module("m").function("name")...   a function of module m
+ *   kprobe.statement(ADDRESS).absolute       at an address (guru mode)
+ *
+ * The kernel's function names may be wildcards; they expand against its symbol table
+ * (kernel_symbols.c).  A module's are looked up when it is loaded, at run time, as stap
+ * does.  Handlers read arguments with long_arg(N), returnval() and friends.
+ */
+#include "stap.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kprobe_templates[] = {
+	"kprobe.function(string)", "kprobe.function(string).call",
+	"kprobe.function(string).return", "kprobe.function(string).return.maxactive(number)",
+	"kprobe.module(string).function(string)", "kprobe.module(string).function(string).call",
+	"kprobe.module(string).function(string).return",
+	"kprobe.module(string).function(string).return.maxactive(number)",
+	"kprobe.statement(number).absolute",
+	NULL,
+};
+
+/* What pass 3 needs of a kprobe. */
+struct kprobe_probe {
+	const char *module;	/* NULL: the kernel itself */
+	const char *symbol;	/* NULL for an absolute address */
+	uint64_t address;
+	bool is_return;
+	int64_t maxactive;	/* <= 0: the kernel's default */
+};
+
+static bool absolute_build(struct elaborator *el, struct probe_point *pp,
+			   struct derived_probe *proto)
+{
+	struct kprobe_probe *k = xcalloc(1, sizeof(*k));
+	struct derived_probe *dp;
+	bool present;
+
+	if (!el->session->guru) {
+		semantic_error(el, proto->handler->probe->tok,
+			       "absolute statement probe in unprivileged script; need stap -g");
+		return false;
+	}
+	k->address = (uint64_t)component_number(pp->components->next, &present);
+	dp = add_derived_probe(el, proto,
+			       xasprintf("kprobe.statement(%#" PRIx64 ").absolute", k->address), k);
+	dp->note = xstrdup(" name = ");
+	return true;
+}
+
+static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
+			 struct derived_probe *proto)
+{
+	struct component *c = pp->components->next, *function, *suffix;
+	const char *module = NULL, *pattern;
+	struct strlist names;
+	bool present, is_return = false;
+	int64_t maxactive = 0;
+
+	if (strcmp(c->name, "statement") == 0)
+		return absolute_build(el, pp, proto);
+	if (strcmp(c->name, "module") == 0) {
+		module = component_string(c, &present);
+		c = c->next;
+	}
+	function = c;
+	pattern = component_string(function, &present);
+	for (suffix = function->next; suffix; suffix = suffix->next) {
+		if (strcmp(suffix->name, "return") == 0)
+			is_return = true;
+		else if (strcmp(suffix->name, "maxactive") == 0)
+			maxactive = component_number(suffix, &present);
+	}
+	if (module) {	/* looked up when the module is there (at run time), as in stap */
+		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
+		struct derived_probe *dp;
+
+		k->module = module;
+		k->symbol = pattern;
+		k->is_return = is_return;
+		k->maxactive = maxactive;
+		dp = add_derived_probe(el, proto, probe_point_text(pp, false), k);
+		dp->note = xasprintf(" name = %s:%s", module, pattern);
+		return true;
+	}
+	names = kernel_functions(el, pattern);
+	if (names.count == 0) {
+		const char **all;
+		int count = kernel_function_names(el, &all);
+		char *similar = similar_names(pattern, all, count);
+
+		/* "(similar: a, b)" names functions here */
+		if (*similar)
+			similar = xasprintf(" (similar functions:%s", similar + strlen(" (similar:"));
+		semantic_error(el, NULL, "no match%s", similar);
+		free(similar);
+		return false;
+	}
+	for (int i = 0; i < names.count; i++) {
+		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
+		struct strbuf name = { 0 };
+		struct derived_probe *dp;
+
+		k->module = module;
+		k->symbol = names.items[i];
+		k->is_return = is_return;
+		k->maxactive = maxactive;
+		sb_puts(&name, "kprobe.");
+		if (module)
+			sb_printf(&name, "module(\"%s\").", module);
+		sb_printf(&name, "function(\"%s\")", names.items[i]);
+		for (suffix = function->next; suffix; suffix = suffix->next) {
+			sb_printf(&name, ".%s", suffix->name);
+			if (suffix->arg)
+				sb_printf(&name, "(%" PRId64 ")", suffix->arg->number);
+		}
+		dp = add_derived_probe(el, proto, sb_steal(&name), k);
+		dp->note = xasprintf(" name = %s", names.items[i]);
+	}
+	return true;
+}
+
+static const char *kprobe_missing(struct derived_probe *dp)
+{
+	(void)dp;
+	return "kprobes";
+}
+
+const struct probe_family kprobe_family = {
+	.name = "kprobe",
+	.templates = kprobe_templates,
+	.build = kprobe_build,
+	.missing = kprobe_missing,
+};

@@ -1,0 +1,113 @@
+/*
+ * kernel_symbols.c - the target kernel's functions, for kprobes and -l.
+ *
+ * When translating for the running kernel, /proc/kallsyms.  For another release (-r), its
+ * System.map: Debian ships the real one in the -dbg package
+ * (/usr/lib/debug/boot/System.map-REL; the image package's is a placeholder).  Text
+ * symbols (t, T) are functions.  Modules' functions are not looked up here: as in stap,
+ * kprobe.module(M).function(F) is resolved when the module is there, at run time.
+ */
+#include "stap.h"
+
+#include <fnmatch.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+struct kernel_symbols {
+	struct strlist functions;	/* sorted, unique */
+};
+
+static void sort_unique(struct strlist *l)
+{
+	int kept = 0;
+
+	qsort(l->items, l->count, sizeof(*l->items), compare_strings);
+	for (int i = 0; i < l->count; i++) {
+		if (kept == 0 || strcmp(l->items[kept - 1], l->items[i]) != 0)
+			l->items[kept++] = l->items[i];
+		else
+			free(l->items[i]);
+	}
+	l->count = kept;
+	if (l->items)
+		l->items[kept] = NULL;
+}
+
+/* "ADDRESS TYPE NAME [MODULE]" lines: System.map, or kallsyms (whose modules' are left). */
+static bool read_symbol_table(struct kernel_symbols *ks, const char *path)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	int found = 0;
+
+	if (!text)
+		return false;
+	for (char *line = text, *end; *line; line = end) {
+		char type, name[512], module[128] = "";
+
+		end = strchr(line, '\n');
+		end = end ? (*end = '\0', end + 1) : line + strlen(line);
+		if (sscanf(line, "%*s %c %511s [%127[^]]]", &type, name, module) < 2)
+			continue;
+		if ((type != 't' && type != 'T') || *module)
+			continue;
+		strlist_add(&ks->functions, name);
+		found++;
+	}
+	free(text);
+	return found > 0;	/* else a placeholder, or unreadable */
+}
+
+static struct kernel_symbols *kernel_symbols_open(struct elaborator *el)
+{
+	struct session *s = el->session;
+	struct kernel_symbols *ks;
+	struct utsname u;
+
+	if (el->kernel)
+		return el->kernel;
+	ks = el->kernel = xcalloc(1, sizeof(*ks));
+	uname(&u);
+	if (strcmp(u.release, s->kernel_release) == 0 && read_symbol_table(ks, "/proc/kallsyms"))
+		goto done;
+	char *candidates[] = {
+		xasprintf("/usr/lib/debug/boot/System.map-%s", s->kernel_release),
+		xasprintf("/boot/System.map-%s", s->kernel_release),
+		xasprintf("%s/System.map", s->kernel_build_dir),
+		xasprintf("/lib/modules/%s/build/System.map", s->kernel_release),
+	};
+	bool found = false;
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		found = found || read_symbol_table(ks, candidates[i]);
+		free(candidates[i]);
+	}
+	if (!found)
+		semantic_error(el, NULL, "no symbol table for kernel %s: install linux-image-%s-dbg "
+			       "(it has /usr/lib/debug/boot/System.map-%s)", s->kernel_release,
+			       s->kernel_release, s->kernel_release);
+done:
+	sort_unique(&ks->functions);
+	return ks;
+}
+
+/* The kernel's functions matching PATTERN (a glob), in name order. */
+struct strlist kernel_functions(struct elaborator *el, const char *pattern)
+{
+	struct strlist *all = &kernel_symbols_open(el)->functions;
+	struct strlist found = { 0 };
+
+	for (int i = 0; i < all->count; i++)
+		if (fnmatch(pattern, all->items[i], 0) == 0)
+			strlist_add(&found, all->items[i]);
+	return found;
+}
+
+/* All of the kernel's function names, for "did you mean". */
+int kernel_function_names(struct elaborator *el, const char ***names)
+{
+	struct strlist *all = &kernel_symbols_open(el)->functions;
+
+	*names = (const char **)all->items;
+	return all->count;
+}

@@ -1,0 +1,597 @@
+/*
+ * optimize.c - pass 2's optimizer (stap -u leaves only the folding of constants).
+ *
+ * Rounds until nothing changes, each in two walks over the probe handlers and then the
+ * functions (stap's order, so the warnings come in the order its users know):
+ *   1. an assignment (or <<<) to a local that is never read becomes its right side
+ *      ("Eliding assignment");
+ *   2. an expression statement without side effects goes ("Eliding side-effect-free
+ *      expression"; "side-effect-free function" for a function left empty).
+ * In both walks constant expressions fold (2 * 3 is 6), if, ?:, while and for on a
+ * constant condition keep only what can run, and nested blocks flatten.
+ * Only the first round warns: what later rounds remove follows from what it said.
+ * Then functions no longer called and globals no longer used are dropped.  At the end a
+ * handler with no side effect left goes ("Probe ... has been elided").
+ * What has side effects: writes to globals, printing, calls of functions that have them
+ * (embedded C unless marked pure), delete, <<< to a global, target writes.
+ */
+#include "stap.h"
+
+#include <string.h>
+
+enum walk { ELIDE_ASSIGNMENTS, ELIDE_STATEMENTS };
+
+struct optimizer {
+	struct elaborator *el;
+	enum walk walk;
+	bool elide;			/* not with -u: then constants fold, nothing else goes */
+	int round;			/* stap warns in the first round only */
+	bool changed;
+};
+
+/* ---- side effects ---- */
+
+static bool side_effects(struct node *n);
+
+static bool function_has_side_effects(struct function *f)
+{
+	if (f->embedded)
+		return !strstr(f->embedded->text, "/* pure */");
+	return f->impure;
+}
+
+static bool list_has_side_effects(struct node *list)
+{
+	for (; list; list = list->next)
+		if (side_effects(list))
+			return true;
+	return false;
+}
+
+/* Writing to this: a global or an array has effects; a local only matters if read. */
+static bool writes_outside(struct node *target)
+{
+	if (target->kind == ND_INDEX)
+		return true;
+	if (target->kind == ND_VAR)
+		return !target->sym || target->sym->kind == SYM_GLOBAL || target->sym->read;
+	return true;
+}
+
+static bool side_effects(struct node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case ND_NUMBER:
+	case ND_STRING:
+	case ND_VAR:
+	case ND_WILDCARD:
+		return false;
+	case ND_ASSIGN:
+	case ND_INCREMENT:
+		return writes_outside(n->lhs) || side_effects(n->rhs);
+	case ND_CALL:
+		if (list_has_side_effects(n->args))
+			return true;
+		for (struct function *f = n->func; f; f = f->next_overload)
+			if (function_has_side_effects(f))
+				return true;
+		return !n->func;
+	case ND_PRINT:
+		return n->print < PRINT_SPRINT || list_has_side_effects(n->args);
+	case ND_ACCUMULATE:
+	case ND_DELETE:
+	case ND_EMBEDDED_EXPR:
+	case ND_TARGET:
+	case ND_CAST:
+	case ND_AT_VAR:
+	case ND_AUTOCAST:
+	case ND_PERF:
+	case ND_ENTRY:
+	case ND_NEXT:
+	case ND_RETURN:
+	case ND_BREAK:
+	case ND_CONTINUE:
+	case ND_TRY:
+	case ND_FOREACH:
+		return true;
+	case ND_BINARY:
+		/* division can fail at run time: that is an effect */
+		if (n->op[0] == '/' || n->op[0] == '%')
+			return true;
+		/* fall through */
+	default:
+		return side_effects(n->lhs) || side_effects(n->rhs) || side_effects(n->cond) ||
+		       side_effects(n->then) || side_effects(n->els) || side_effects(n->init) ||
+		       side_effects(n->incr) || list_has_side_effects(n->args) ||
+		       list_has_side_effects(n->body);
+	}
+}
+
+/* Script functions: impure if their bodies have effects; iterate to a fixpoint. */
+static bool mark_impure(struct node *n, void *arg)
+{
+	bool *impure = arg;
+
+	if (*impure)
+		return false;
+	switch (n->kind) {
+	case ND_ASSIGN:
+	case ND_INCREMENT:
+	case ND_ACCUMULATE:
+		if (n->lhs->kind != ND_VAR || !n->lhs->sym || n->lhs->sym->kind == SYM_GLOBAL)
+			*impure = true;
+		break;
+	case ND_CALL:
+		for (struct function *f = n->func; f; f = f->next_overload)
+			*impure |= function_has_side_effects(f);
+		*impure |= !n->func;
+		break;
+	case ND_PRINT:
+		*impure |= n->print < PRINT_SPRINT;
+		break;
+	case ND_DELETE:
+	case ND_EMBEDDED_EXPR:
+	case ND_TARGET:
+	case ND_NEXT:
+	case ND_FOREACH:
+	case ND_TRY:
+		*impure = true;
+		break;
+	case ND_BINARY:
+		*impure |= n->op[0] == '/' || n->op[0] == '%';
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void find_impure_functions(struct elaborator *el)
+{
+	bool changed = true;
+
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		f->impure = false;
+
+	while (changed) {
+		changed = false;
+		for (struct function *f = el->prog->functions; f; f = f->next_used) {
+			bool impure = false;
+
+			if (f->impure || f->embedded)
+				continue;
+			walk_nodes(f->body, mark_impure, &impure);
+			if (impure) {
+				f->impure = true;
+				changed = true;
+			}
+		}
+	}
+}
+
+/* ---- folding ---- */
+
+static void become_number(struct node *n, int64_t value)
+{
+	struct node *next = n->next;
+	struct token *tok = n->tok;
+
+	*n = (struct node){ .kind = ND_NUMBER, .tok = tok, .number = value, .next = next };
+}
+
+static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *out)
+{
+	uint64_t ua = a, ub = b;
+
+	switch (op[0]) {
+	case '+': *out = (int64_t)(ua + ub); return true;
+	case '-': *out = (int64_t)(ua - ub); return true;
+	case '*': *out = (int64_t)(ua * ub); return true;
+	case '/': if (b == 0) return false; *out = b == -1 ? (int64_t)(0 - ua) : a / b; return true;
+	case '%': if (b == 0) return false; *out = b == -1 ? 0 : a % b; return true;
+	case '&': *out = a & b; return true;
+	case '|': *out = a | b; return true;
+	case '^': *out = a ^ b; return true;
+	case '<': *out = b < 0 || b > 63 ? 0 : (int64_t)(ua << b); return true;
+	case '>': *out = b < 0 ? 0 : b > 63 ? (a < 0 ? -1 : 0) : a >> b; return true;
+	}
+	return false;
+}
+
+static bool fold_compare(const char *op, int64_t a, int64_t b)
+{
+	if (!strcmp(op, "==")) return a == b;
+	if (!strcmp(op, "!=")) return a != b;
+	if (!strcmp(op, "<")) return a < b;
+	if (!strcmp(op, "<=")) return a <= b;
+	if (!strcmp(op, ">")) return a > b;
+	return a >= b;
+}
+
+static void fold(struct optimizer *o, struct node *n)
+{
+	int64_t a, v;
+
+	switch (n->kind) {
+	case ND_BINARY:
+		if (n->lhs->kind == ND_NUMBER && n->rhs->kind == ND_NUMBER &&
+		    fold_binary(n->op, n->lhs->number, n->rhs->number, &v)) {
+			become_number(n, v);
+			o->changed = true;
+		}
+		break;
+	case ND_CONCAT:
+		if (n->lhs->kind == ND_STRING && n->rhs->kind == ND_STRING) {
+			struct node *lhs = n->lhs, *rhs = n->rhs, *next = n->next;
+
+			*n = *lhs;
+			n->next = next;
+			n->string = xasprintf("%s%s", lhs->string, rhs->string);
+			n->raw = lhs->raw && rhs->raw ? xasprintf("%s%s", lhs->raw, rhs->raw) : NULL;
+			o->changed = true;
+		}
+		break;
+	case ND_COMPARE:
+		if (n->lhs->kind == ND_NUMBER && n->rhs->kind == ND_NUMBER) {
+			become_number(n, fold_compare(n->op, n->lhs->number, n->rhs->number));
+			o->changed = true;
+		}
+		break;
+	case ND_UNARY:
+	case ND_LOGICAL:
+		if (constant_value(n, &v)) {
+			become_number(n, v);
+			o->changed = true;
+		}
+		break;
+	case ND_TERNARY:
+		if (constant_value(n->cond, &a)) {
+			struct node *next = n->next, *keep = a ? n->then : n->els;
+
+			*n = *keep;
+			n->next = next;
+			o->changed = true;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- statements ---- */
+
+static void optimize_expr(struct optimizer *o, struct node *n);
+
+static void optimize_children(struct optimizer *o, struct node *n)
+{
+	optimize_expr(o, n->lhs);
+	optimize_expr(o, n->rhs);
+	optimize_expr(o, n->cond);
+	optimize_expr(o, n->then);
+	optimize_expr(o, n->els);
+	for (struct node *a = n->args; a; a = a->next)
+		optimize_expr(o, a);
+	for (struct target_component *c = n->components; c; c = c->next)
+		optimize_expr(o, c->index);
+}
+
+static void optimize_expr(struct optimizer *o, struct node *n)
+{
+	if (!n)
+		return;
+	optimize_children(o, n);
+	fold(o, n);
+}
+
+static struct node *optimize_statement(struct optimizer *o, struct node *s);
+
+/* Optimizes a statement list; returns the new list.  Nested blocks flatten into it. */
+static struct node *optimize_list(struct optimizer *o, struct node *list)
+{
+	struct node head = { 0 }, *tail = &head;
+
+	while (list) {
+		struct node *next = list->next, *s;
+
+		list->next = NULL;
+		s = optimize_statement(o, list);
+		if (s && s->kind == ND_BLOCK) {
+			tail->next = s->body;
+			o->changed |= s == list;	/* a block inside a block */
+		} else {
+			tail->next = s;
+		}
+		while (tail->next)
+			tail = tail->next;
+		list = next;
+	}
+	return head.next;
+}
+
+static struct node *null_statement(struct token *tok)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->kind = ND_NULL_STMT;
+	n->tok = tok;
+	return n;
+}
+
+static bool is_unread_local(struct node *target)
+{
+	return target->kind == ND_VAR && target->sym && target->sym->kind != SYM_GLOBAL &&
+	       !target->sym->read;
+}
+
+/* NULL when the statement goes away. */
+static struct node *optimize_statement(struct optimizer *o, struct node *s)
+{
+	struct elaborator *el = o->el;
+	int64_t value;
+
+	switch (s->kind) {
+	case ND_BLOCK:	/* an empty one goes; one of one statement becomes it */
+		s->body = optimize_list(o, s->body);
+		return s->body && s->body->next ? s : s->body;
+	case ND_NULL_STMT:
+		o->changed = true;
+		return NULL;
+	case ND_EXPR_STMT:
+		optimize_expr(o, s->lhs);
+		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
+		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
+		     s->lhs->kind == ND_ACCUMULATE) && is_unread_local(s->lhs->lhs)) {
+			if (o->round == 0)
+				semantic_warning(el, s->lhs->tok, "Eliding assignment to '%s'",
+						 s->lhs->lhs->string);
+			s->lhs = s->lhs->rhs;
+			o->changed = true;
+		}
+		if (o->elide && o->walk == ELIDE_STATEMENTS && !side_effects(s->lhs)) {
+			if (o->round == 0)
+				semantic_warning(el, s->tok, "Eliding side-effect-free expression ");
+			o->changed = true;
+			return NULL;
+		}
+		return s;
+	case ND_IF:
+		optimize_expr(o, s->cond);
+		if (s->then)
+			s->then = optimize_statement(o, s->then);
+		if (s->els)
+			s->els = optimize_statement(o, s->els);
+		if (constant_value(s->cond, &value)) {
+			o->changed = true;
+			return value ? s->then : s->els;
+		}
+		if (!s->then && !s->els && !side_effects(s->cond)) {
+			o->changed = true;
+			return NULL;
+		}
+		if (!s->then)
+			s->then = null_statement(s->tok);
+		return s;
+	case ND_FOR:
+		if (s->init)
+			optimize_expr(o, s->init->lhs);
+		optimize_expr(o, s->cond);
+		if (s->incr)
+			optimize_expr(o, s->incr->lhs);
+		if (s->then)
+			s->then = optimize_statement(o, s->then);
+		if (constant_value(s->cond, &value) && value == 0) {
+			o->changed = true;
+			return s->init;		/* the loop never runs; its init still does */
+		}
+		if (!s->then)
+			s->then = null_statement(s->tok);
+		return s;
+	case ND_FOREACH:
+		optimize_expr(o, s->foreach->limit);
+		if (s->then)
+			s->then = optimize_statement(o, s->then);
+		if (!s->then)
+			s->then = null_statement(s->tok);
+		return s;
+	case ND_TRY:
+		s->then = optimize_statement(o, s->then);
+		s->els = s->els ? optimize_statement(o, s->els) : NULL;
+		if (!s->then) {
+			o->changed = true;
+			return NULL;
+		}
+		if (!s->els) {
+			s->els = null_statement(s->tok);
+			s->els->kind = ND_BLOCK;
+		}
+		return s;
+	default:
+		optimize_expr(o, s->lhs);
+		return s;
+	}
+}
+
+/* ---- what is still used ---- */
+
+static bool note_use(struct node *n, void *arg)
+{
+	struct elaborator *el = arg;
+
+	(void)el;
+	if (n->kind == ND_CALL)
+		for (struct function *f = n->func; f; f = f->next_overload)
+			f->still_used = true;
+	if ((n->kind == ND_VAR || n->kind == ND_INDEX) && n->sym)
+		n->sym->still_used = true;
+	if (n->kind == ND_INDEX && n->lhs->sym)
+		n->lhs->sym->still_used = true;
+	if (n->kind == ND_FOREACH && n->foreach->array->sym)
+		n->foreach->array->sym->still_used = true;
+	return true;
+}
+
+/* Reads as the bodies are now: an assignment's (or <<<'s) target is not read by it. */
+static bool note_reads(struct node *n, void *arg)
+{
+	(void)arg;
+	if (((n->kind == ND_ASSIGN && strcmp(n->op, "=") == 0) || n->kind == ND_ACCUMULATE) &&
+	    n->lhs->kind == ND_VAR) {
+		walk_nodes(n->rhs, note_reads, arg);
+		return false;
+	}
+	if (n->kind == ND_VAR && n->sym)
+		n->sym->read = true;
+	if (n->kind == ND_FOREACH && n->foreach->array->sym)
+		n->foreach->array->sym->read = true;
+	return true;
+}
+
+static void recount_reads(struct elaborator *el)
+{
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		for (struct symbol *l = h->locals; l; l = l->next)
+			l->read = false;
+	for (struct function *f = el->prog->functions; f; f = f->next_used) {
+		for (struct symbol *l = f->locals; l; l = l->next)
+			l->read = false;
+		for (struct symbol *p = f->params; p; p = p->next)
+			p->read = false;
+	}
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		if (!h->elided)
+			walk_nodes(h->body, note_reads, NULL);
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		walk_nodes(f->body, note_reads, NULL);
+}
+
+/* At -vvv, like stap, each local dropped is named. */
+static void drop_unused_locals(struct elaborator *el, struct symbol **lp)
+{
+	while (*lp) {
+		if ((*lp)->still_used) {
+			lp = &(*lp)->next;
+			continue;
+		}
+		if (verbose_at(el->session, 2, 3))
+			semantic_warning(el, (*lp)->tok, "Eliding unused variable '%s'", (*lp)->name);
+		*lp = (*lp)->next;
+	}
+}
+
+/* Drops functions, globals and locals nothing refers to any more. */
+static void drop_unused(struct elaborator *el)
+{
+	struct function **fp;
+	struct symbol **gp;
+
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		f->still_used = false;
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		g->still_used = false;
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
+		for (struct symbol *l = h->locals; l; l = l->next)
+			l->still_used = false;
+		if (!h->elided)
+			walk_nodes(h->body, note_use, el);
+	}
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
+		if (!dp->handler->elided)
+			walk_nodes(dp->condition, note_use, el);
+	/* functions called only by dropped functions go too: iterate */
+	for (bool more = true; more;) {
+		more = false;
+		for (struct function *f = el->prog->functions; f; f = f->next_used)
+			if (f->still_used && !f->walked) {
+				f->walked = true;
+				for (struct symbol *l = f->locals; l; l = l->next)
+					l->still_used = false;
+				walk_nodes(f->body, note_use, el);
+				more = true;
+			}
+	}
+	for (fp = &el->prog->functions; *fp;) {
+		if ((*fp)->still_used) {
+			(*fp)->walked = false;
+			fp = &(*fp)->next_used;
+		} else {
+			(*fp)->used = false;
+			*fp = (*fp)->next_used;
+			el->prog->nfunctions--;
+		}
+	}
+	for (gp = &el->prog->globals; *gp;) {
+		if ((*gp)->still_used) {
+			gp = &(*gp)->next_used;
+		} else {
+			(*gp)->used = false;
+			*gp = (*gp)->next_used;
+			el->prog->nglobals--;
+		}
+	}
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		drop_unused_locals(el, &h->locals);
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		drop_unused_locals(el, &f->locals);
+}
+
+/* Handlers with nothing left to run go, with their probes. */
+static void drop_inert_handlers(struct elaborator *el)
+{
+	struct derived_probe **dpp;
+
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
+		if (h->elided || (h->body && list_has_side_effects(h->body->body)))
+			continue;
+		h->elided = true;
+		for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
+			if (dp->handler == h) {
+				semantic_warning(el, h->tok, "Probe '%s' has been elided",
+						 probe_point_first_name(dp->point));
+				break;
+			}
+	}
+	for (dpp = &el->prog->probes; *dpp;) {
+		if ((*dpp)->handler->elided) {
+			*dpp = (*dpp)->next;
+			el->prog->nprobes--;
+		} else {
+			dpp = &(*dpp)->next;
+		}
+	}
+}
+
+static void optimize_bodies(struct optimizer *o, enum walk walk)
+{
+	o->walk = walk;
+	for (struct probe_body *h = o->el->prog->bodies; h; h = h->next)
+		if (!h->elided)
+			h->body->body = optimize_list(o, h->body->body);
+	for (struct function *f = o->el->prog->functions; f; f = f->next_used) {
+		if (!f->body)
+			continue;
+		f->body->body = optimize_list(o, f->body->body);
+		if (o->elide && walk == ELIDE_STATEMENTS && !f->body->body && o->round == 0)
+			semantic_warning(o->el, f->tok, "side-effect-free function '%s'", f->name);
+	}
+}
+
+/* With ELIDE false (-u), constants fold and dead branches go, but nothing else does. */
+void optimize(struct elaborator *el, bool elide)
+{
+	struct optimizer o = { .el = el, .elide = elide };
+
+	do {
+		o.changed = false;
+		find_impure_functions(el);
+		recount_reads(el);
+		optimize_bodies(&o, ELIDE_ASSIGNMENTS);
+		optimize_bodies(&o, ELIDE_STATEMENTS);
+		if (elide)
+			drop_unused(el);
+		o.round++;
+	} while (o.changed);
+	if (elide)
+		drop_inert_handlers(el);
+}

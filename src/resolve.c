@@ -1,0 +1,573 @@
+/*
+ * resolve.c - pass 2: every name to what it means.
+ *
+ * A variable is a parameter or local of its function or handler, or a global of the
+ * program: declared in the script or in a tapset file already loaded (a private one only
+ * in its own file), or failing that in a tapset file the index names (which is then
+ * loaded).  Otherwise it is a new local.  Arrays and statistics must be global.  A call
+ * names the functions of that name and number of arguments; several of them are one
+ * overloaded function, tried by priority.  Unresolved names load the tapset files that
+ * define them, until nothing more resolves.  @defined() is decided here, and an if or ?:
+ * on it keeps only the branch that can run.
+ */
+#include "stap.h"
+
+#include <string.h>
+
+/* What names in one probe handler or function body resolve against. */
+struct scope {
+	struct symbol **locals;		/* where new locals go */
+	struct function *function;	/* NULL in a probe handler */
+	struct probe_body *handler;	/* NULL in a function */
+	struct stapfile *file;		/* private names of this file are visible */
+};
+
+static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
+
+/* ---- tapset files ---- */
+
+/* Adds a file the index named to the program (once), with its globals visible. */
+struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file)
+{
+	struct stapfile **tail;
+
+	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
+		if (*tail == file)
+			return file;
+	*tail = file;
+	for (struct symbol *g = file->globals; g; g = g->next)
+		g->file = file;
+	for (struct embed *e = file->embeds; e; e = e->next)
+		el->prog->nembeds++;
+	return file;
+}
+
+/* ---- variables ---- */
+
+static struct symbol *find_symbol(struct symbol *list, const char *name)
+{
+	for (; list; list = list->next)
+		if (strcmp(list->name, name) == 0)
+			return list;
+	return NULL;
+}
+
+static void use_global(struct elaborator *el, struct symbol *g)
+{
+	if (g->used)
+		return;
+	g->used = true;
+	if (g->arity == 0 && !g->array_size && !g->wrap)
+		g->arity = -1;
+	if (g->array_size || g->wrap)
+		g->arity = g->arity > 0 ? g->arity : -1;
+	*el->global_tail = g;
+	el->global_tail = &g->next_used;
+	el->prog->nglobals++;
+}
+
+/* A global visible from FILE: the program's files, then the tapset index. */
+static struct symbol *find_global(struct elaborator *el, const char *name, struct stapfile *from)
+{
+	struct stapfile *file;
+	struct symbol *g;
+
+	for (file = el->prog->files; file; file = file->next)
+		if ((g = find_symbol(file->globals, name)) && (!g->private_ || file == from))
+			return g;
+	file = tapset_find(el->tapsets, TAPSET_GLOBAL, name, &el->errors);
+	if (!file)
+		return NULL;
+	load_tapset_file(el, file);
+	g = find_symbol(file->globals, name);
+	return g && (!g->private_ || file == from) ? g : NULL;
+}
+
+static struct symbol *new_local(struct scope *sc, struct node *n)
+{
+	struct symbol *sym = xcalloc(1, sizeof(*sym));
+	struct symbol **tail;
+
+	sym->name = n->string;
+	sym->kind = SYM_LOCAL;
+	sym->tok = n->tok;
+	for (tail = sc->locals; *tail; tail = &(*tail)->next)
+		;
+	*tail = sym;
+	return sym;
+}
+
+static struct symbol *resolve_variable(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct symbol *sym = NULL;
+
+	if (sc->function)
+		sym = find_symbol(sc->function->params, n->string);
+	if (!sym)
+		sym = find_symbol(*sc->locals, n->string);
+	if (!sym && (sym = find_global(el, n->string, sc->file)))
+		use_global(el, sym);
+	return sym ? sym : new_local(sc, n);
+}
+
+/*
+ * An array or an element's array: a global, or a local already seen (whose arity then
+ * conflicts, which types.c reports).  Parameters are scalars.
+ */
+static struct symbol *resolve_global_array(struct elaborator *el, struct scope *sc,
+					   struct node *name, int arity)
+{
+	struct symbol *sym = find_symbol(*sc->locals, name->string);
+
+	if (!sym && (sym = find_global(el, name->string, sc->file)))
+		use_global(el, sym);
+	if (!sym) {
+		semantic_error(el, name->tok,
+			       "unresolved arity-%d global array %s, missing global declaration?",
+			       arity, name->string);
+		return NULL;
+	}
+	name->sym = sym;
+	return sym;
+}
+
+/* ---- functions ---- */
+
+/* Functions named NAME visible from FILE (the index loads the files that define it). */
+static int find_functions(struct elaborator *el, const char *name, struct stapfile *from,
+			  struct function ***out)
+{
+	int n = 0;
+
+	tapset_find_all(el->tapsets, TAPSET_FUNCTION, name, load_tapset_file, el);
+	*out = NULL;
+	for (struct stapfile *file = el->prog->files; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			if (strcmp(f->name, name) == 0 && (!f->private_ || file == from)) {
+				*out = xrealloc(*out, (n + 1) * sizeof(**out));
+				(*out)[n++] = f;
+			}
+	return n;
+}
+
+/* The script's functions come before the library's; an explicit priority decides. */
+static int64_t priority_of(struct elaborator *el, struct function *f)
+{
+	if (f->has_priority)
+		return f->priority;
+	return f->file == el->prog->files ? 0 : 1;
+}
+
+static void use_function(struct elaborator *el, struct function *f);
+
+/* Orders the functions of one name and arity by priority, linked by next_overload. */
+static struct function *overload_group(struct elaborator *el, struct function **candidates,
+				       int n)
+{
+	if (!candidates[0]->grouped) {
+		/* a stable insertion sort: declaration order among equal priorities */
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && priority_of(el, candidates[j - 1]) >
+						   priority_of(el, candidates[j]); j--) {
+				struct function *t = candidates[j];
+
+				candidates[j] = candidates[j - 1];
+				candidates[j - 1] = t;
+			}
+		for (int i = 0; i < n; i++) {
+			candidates[i]->grouped = true;
+			candidates[i]->next_overload = i + 1 < n ? candidates[i + 1] : NULL;
+		}
+	}
+	for (struct function *f = candidates[0]; f; f = f->next_overload)
+		use_function(el, f);
+	return candidates[0];
+}
+
+static void report_unresolved_function(struct elaborator *el, struct node *call)
+{
+	struct strlist names = { 0 };
+	const char **library;
+	int count = tapset_names(el->tapsets, TAPSET_FUNCTION, &library);
+	char *similar;
+
+	for (struct stapfile *file = el->prog->files; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			strlist_add(&names, f->name);
+	for (int i = 0; i < count; i++)
+		strlist_add(&names, library[i]);
+	qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
+	similar = similar_names(call->string, (const char *const *)names.items, names.count);
+	semantic_error(el, call->tok, "unresolved function %s%s", call->string, similar);
+	free(similar);
+	free(library);
+	strlist_free(&names);
+}
+
+static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct function **all, **fitting;
+	int count, nfitting = 0;
+
+	for (struct node *a = n->args; a; a = a->next)
+		resolve(el, sc, a);
+	count = find_functions(el, n->string, sc->file, &all);
+	if (count == 0) {
+		report_unresolved_function(el, n);
+		return;
+	}
+	fitting = xcalloc(count, sizeof(*fitting));
+	for (int i = 0; i < count; i++)
+		if (all[i]->nparams == n->nargs)
+			fitting[nfitting++] = all[i];
+	if (nfitting == 0)
+		semantic_error_related(el, n->tok, all[0]->tok,
+				       "arity mismatch found (function '%s' takes %d args)",
+				       n->string, all[0]->nparams);
+	else
+		n->func = overload_group(el, fitting, nfitting);
+	free(fitting);
+	free(all);
+}
+
+/* ---- @defined and the branches it decides ---- */
+
+static bool target_available(struct scope *sc, struct node *n)
+{
+	/* procfs handlers have $value; other context variables need DWARF (not yet) */
+	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && !n->components &&
+	       sc->handler && sc->handler->procfs_value;
+}
+
+/* @defined(x): 1 when x can be resolved here, else 0. */
+static void decide_defined(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct node *e = n->lhs;
+	bool defined;
+
+	switch (e->kind) {
+	case ND_TARGET:
+		defined = target_available(sc, e);
+		break;
+	case ND_CAST:
+	case ND_AT_VAR:
+	case ND_AUTOCAST:
+	case ND_ENTRY:
+	case ND_PERF:
+		defined = false;	/* needs DWARF or perf counters: not yet */
+		break;
+	default:
+		defined = true;
+	}
+	*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .number = defined, .next = n->next };
+	el->defined_decided++;
+}
+
+/* The value of an expression of number literals, if it is one. */
+bool constant_value(struct node *n, int64_t *value)
+{
+	int64_t a, b;
+
+	switch (n->kind) {
+	case ND_NUMBER:
+		*value = n->number;
+		return true;
+	case ND_UNARY:
+		if (!constant_value(n->lhs, &a))
+			return false;
+		*value = n->op[0] == '!' ? !a : n->op[0] == '-' ? (int64_t)(0 - (uint64_t)a) :
+			 n->op[0] == '~' ? ~a : a;
+		return n->op[0] != '&';
+	case ND_LOGICAL:
+		if (!constant_value(n->lhs, &a) || !constant_value(n->rhs, &b))
+			return false;
+		*value = n->op[0] == '&' ? (a && b) : (a || b);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
+static void keep_branch(struct node *n, struct node *branch)
+{
+	struct node *next = n->next;
+
+	if (branch)
+		*n = *branch;
+	else
+		*n = (struct node){ .kind = ND_NULL_STMT, .tok = n->tok };
+	n->next = next;
+}
+
+/* ---- walking ---- */
+
+static void resolve_list(struct elaborator *el, struct scope *sc, struct node *list)
+{
+	for (; list; list = list->next)
+		resolve(el, sc, list);
+}
+
+/* An lvalue or rvalue that names an array: foreach, in, delete a[..], a[..] */
+static void resolve_array_name(struct elaborator *el, struct scope *sc, struct node *name,
+			       int arity)
+{
+	if (name->kind == ND_VAR)
+		resolve_global_array(el, sc, name, arity);
+	else
+		resolve(el, sc, name);	/* @hist_log(...) in foreach */
+}
+
+static bool is_lvalue(struct node *n)
+{
+	return n->kind == ND_VAR || n->kind == ND_INDEX || n->kind == ND_TARGET ||
+	       n->kind == ND_CAST || n->kind == ND_AT_VAR || n->kind == ND_AUTOCAST;
+}
+
+/* What an assignment or increment writes: not a read, unless it also reads (x += 1). */
+static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node *n, bool reads)
+{
+	if (n->kind == ND_VAR) {
+		n->sym = resolve_variable(el, sc, n);
+		n->sym->read |= reads;
+	} else if (n->kind == ND_INDEX && n->lhs->kind == ND_VAR) {
+		resolve_list(el, sc, n->args);
+		if (resolve_global_array(el, sc, n->lhs, n->nargs))
+			n->lhs->sym->read |= reads;
+	} else {
+		resolve(el, sc, n);
+	}
+}
+
+static void mark_written(struct node *n)
+{
+	if (n->kind == ND_INDEX)
+		n = n->lhs;
+	if (n->kind == ND_VAR && n->sym)
+		n->sym->written = true;
+}
+
+static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case ND_VAR:
+		n->sym = resolve_variable(el, sc, n);
+		n->sym->read = true;
+		return;
+	case ND_INDEX:
+		resolve_list(el, sc, n->args);
+		if (n->lhs->kind == ND_VAR) {
+			if (resolve_global_array(el, sc, n->lhs, n->nargs))
+				n->lhs->sym->read = true;
+		} else {
+			resolve(el, sc, n->lhs);	/* a histogram's bucket */
+		}
+		return;
+	case ND_CALL:
+		resolve_call(el, sc, n);
+		return;
+	case ND_ASSIGN:
+	case ND_ACCUMULATE:
+		if (!is_lvalue(n->lhs)) {	/* stap says "assignment" for <<< too */
+			semantic_error_related(el, n->tok, n->lhs->tok,
+					       "Expecting lvalue for assignment");
+			return;
+		}
+		resolve(el, sc, n->rhs);
+		if (n->lhs->kind == ND_VAR && n->kind == ND_ACCUMULATE)	/* a local: types.c says */
+			n->lhs->sym = resolve_variable(el, sc, n->lhs);
+		else	/* x = ... writes x; x += ... reads it too */
+			resolve_lvalue(el, sc, n->lhs, strcmp(n->op, "=") != 0);
+		mark_written(n->lhs);
+		return;
+	case ND_INCREMENT:
+		if (!is_lvalue(n->lhs)) {
+			semantic_error_related(el, n->tok, n->lhs->tok,
+					       "Expecting lvalue for increment");
+			return;
+		}
+		resolve_lvalue(el, sc, n->lhs, true);
+		mark_written(n->lhs);
+		return;
+	case ND_IN:
+		resolve_list(el, sc, n->args);
+		resolve_array_name(el, sc, n->lhs, n->nargs);
+		return;
+	case ND_STAT:
+	case ND_HIST:
+		if (n->lhs->kind == ND_VAR)
+			resolve(el, sc, n->lhs);
+		else
+			resolve(el, sc, n->lhs);
+		resolve_list(el, sc, n->args);
+		return;
+	case ND_DEFINED:
+		decide_defined(el, sc, n);
+		return;
+	case ND_TERNARY:
+	case ND_IF: {
+		/* on @defined, only the branch that can run is resolved (and kept) */
+		int decided_before = el->defined_decided;
+		int64_t value;
+
+		resolve(el, sc, n->cond);
+		if (el->defined_decided != decided_before && constant_value(n->cond, &value)) {
+			keep_branch(n, value ? n->then : n->els);
+			resolve(el, sc, n);
+			return;
+		}
+		resolve(el, sc, n->then);
+		resolve(el, sc, n->els);
+		return;
+	}
+	case ND_FOREACH: {
+		struct foreach *fe = n->foreach;
+
+		resolve_array_name(el, sc, fe->array, fe->nkeys);
+		resolve_list(el, sc, fe->filter);
+		resolve(el, sc, fe->limit);
+		for (struct node *k = fe->keys; k; k = k->next) {
+			k->sym = resolve_variable(el, sc, k);
+			k->sym->written = true;
+		}
+		if (fe->value) {
+			fe->value->sym = resolve_variable(el, sc, fe->value);
+			fe->value->sym->written = true;
+		}
+		resolve(el, sc, n->then);
+		return;
+	}
+	case ND_DELETE:
+		if (n->lhs->kind == ND_INDEX) {
+			resolve_list(el, sc, n->lhs->args);
+			resolve_array_name(el, sc, n->lhs->lhs, n->lhs->nargs);
+		} else if (n->lhs->kind == ND_VAR) {
+			n->lhs->sym = resolve_variable(el, sc, n->lhs);
+		} else {
+			semantic_error(el, n->lhs->tok, "invalid operand of delete expression");
+		}
+		mark_written(n->lhs);
+		return;
+	case ND_TRY:
+		resolve(el, sc, n->then);
+		if (n->catch_var) {
+			n->catch_var->sym = resolve_variable(el, sc, n->catch_var);
+			n->catch_var->sym->written = true;
+		}
+		resolve(el, sc, n->els);
+		return;
+	case ND_TARGET:
+		if (!target_available(sc, n))
+			semantic_error(el, n->tok, "unresolved target-symbol expression");
+		for (struct target_component *c = n->components; c; c = c->next)
+			resolve(el, sc, c->index);
+		return;
+	case ND_CAST:
+	case ND_AT_VAR:
+	case ND_AUTOCAST:
+	case ND_ENTRY:
+	case ND_PERF:
+		resolve(el, sc, n->lhs);
+		for (struct target_component *c = n->components; c; c = c->next)
+			resolve(el, sc, c->index);
+		return;
+	case ND_BLOCK:
+		resolve_list(el, sc, n->body);
+		return;
+	default:
+		resolve(el, sc, n->lhs);
+		resolve(el, sc, n->rhs);
+		resolve(el, sc, n->cond);
+		resolve(el, sc, n->then);
+		resolve(el, sc, n->els);
+		resolve(el, sc, n->init);
+		resolve(el, sc, n->incr);
+		resolve_list(el, sc, n->args);
+		resolve_list(el, sc, n->body);
+	}
+}
+
+/* ---- the program ---- */
+
+static void use_function(struct elaborator *el, struct function *f)
+{
+	struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
+
+	if (f->used)
+		return;
+	f->used = true;
+	*el->function_tail = f;
+	el->function_tail = &f->next_used;
+	el->prog->nfunctions++;
+	for (struct symbol *p = f->params; p; p = p->next)
+		p->written = true;
+	if (f->body)
+		resolve(el, &sc, f->body);
+}
+
+/* ---- probe conditions: reads of globals only ---- */
+
+struct condition_check {
+	struct elaborator *el;
+	struct stapfile *file;
+};
+
+static bool check_condition_node(struct node *n, void *arg)
+{
+	struct condition_check *cc = arg;
+
+	switch (n->kind) {
+	case ND_CALL:
+		semantic_error(cc->el, n->tok, "probe condition must not reference function");
+		return false;
+	case ND_ASSIGN:
+	case ND_INCREMENT:
+	case ND_ACCUMULATE:
+	case ND_DELETE:
+		semantic_error(cc->el, n->tok, "probe condition must not modify any variables");
+		return false;
+	case ND_VAR:
+		if (!find_global(cc->el, n->string, cc->file))
+			semantic_error(cc->el, n->tok,
+				       "probe condition must not reference undeclared global");
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Each condition once (the probes of one point share theirs). */
+static void resolve_conditions(struct elaborator *el)
+{
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
+		struct condition_check cc = { el, dp->handler->file };
+		struct symbol *none = NULL;
+		struct scope sc = { .locals = &none, .file = dp->handler->file };
+		int errors = el->errors;
+		bool seen = false;
+
+		for (struct derived_probe *e = el->prog->probes; e != dp && !seen; e = e->next)
+			seen = e->condition == dp->condition;
+		if (!dp->condition || seen)
+			continue;
+		walk_nodes(dp->condition, check_condition_node, &cc);
+		if (el->errors == errors)
+			resolve(el, &sc, dp->condition);
+	}
+}
+
+void resolve_program(struct elaborator *el)
+{
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
+		struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
+
+		resolve(el, &sc, h->body);
+	}
+	resolve_conditions(el);
+	/* a global's initial value counts as writing it */
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (g->init)
+			g->written = true;
+}
