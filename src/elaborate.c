@@ -497,7 +497,8 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 	setup(&el, s, pp, user);
 	el.listing = true;
 	derive_probe(&el, pattern);
-	qsort(el.listed, el.nlisted, sizeof(*el.listed), compare_listed);
+	if (el.nlisted)
+		qsort(el.listed, el.nlisted, sizeof(*el.listed), compare_listed);
 	for (int i = 0; i < el.nlisted; i++) {
 		struct listed_point *lp = &el.listed[i];
 		char *vars;

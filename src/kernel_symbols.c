@@ -21,7 +21,8 @@ static void sort_unique(struct strlist *l)
 {
 	int kept = 0;
 
-	qsort(l->items, l->count, sizeof(*l->items), compare_strings);
+	if (l->count)
+		qsort(l->items, l->count, sizeof(*l->items), compare_strings);
 	for (int i = 0; i < l->count; i++) {
 		if (kept == 0 || strcmp(l->items[kept - 1], l->items[i]) != 0)
 			l->items[kept++] = l->items[i];
@@ -43,13 +44,16 @@ static bool read_symbol_table(struct kernel_symbols *ks, const char *path)
 	if (!text)
 		return false;
 	for (char *line = text, *end; *line; line = end) {
-		char type, name[512], module[128] = "";
+		char *type, *name, *name_end;
 
 		end = strchr(line, '\n');
 		end = end ? (*end = '\0', end + 1) : line + strlen(line);
-		if (sscanf(line, "%*s %c %511s [%127[^]]]", &type, name, module) < 2)
+		type = strchr(line, ' ');	/* past the address */
+		if (!type || (type[1] != 't' && type[1] != 'T') || type[2] != ' ')
 			continue;
-		if ((type != 't' && type != 'T') || *module)
+		name = type + 3;
+		name_end = name + strcspn(name, " \t");
+		if (*name_end)	/* "\t[module]" follows: kallsyms's modules are left out */
 			continue;
 		strlist_add(&ks->functions, name);
 		found++;

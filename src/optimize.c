@@ -335,8 +335,7 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 	case ND_BLOCK:	/* an empty one goes; one of one statement becomes it */
 		s->body = optimize_list(o, s->body);
 		return s->body && s->body->next ? s : s->body;
-	case ND_NULL_STMT:
-		o->changed = true;
+	case ND_NULL_STMT:	/* not a change: loops put one back as their empty body */
 		return NULL;
 	case ND_EXPR_STMT:
 		optimize_expr(o, s->lhs);
@@ -369,6 +368,18 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		if (!s->then && !s->els && !side_effects(s->cond)) {
 			o->changed = true;
 			return NULL;
+		}
+		if (!s->then && s->els) {	/* if (c) ; else x  is  if (!c) x */
+			struct node *not = xcalloc(1, sizeof(*not));
+
+			not->kind = ND_UNARY;
+			not->op = "!";
+			not->tok = s->cond->tok;
+			not->lhs = s->cond;
+			not->type = TYPE_LONG;
+			s->cond = not;
+			s->then = s->els;
+			s->els = NULL;
 		}
 		if (!s->then)
 			s->then = null_statement(s->tok);

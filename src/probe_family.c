@@ -63,6 +63,13 @@ static void parse_template(const struct probe_family *family, const char *text)
 	}
 }
 
+/* After xfree_all() (the fuzzer frees everything between inputs), start again. */
+void forget_probe_templates(void)
+{
+	templates = NULL;
+	ntemplates = 0;
+}
+
 static void load_templates(void)
 {
 	if (templates)
@@ -190,7 +197,8 @@ char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases
 		if (!seen)
 			strlist_add(&names, t->c[best].name);
 	}
-	qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
+	if (names.count)
+		qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
 	similar = similar_names_including(c->name, (const char *const *)names.items,
 					  names.count);
 	strlist_free(&names);

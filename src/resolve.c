@@ -196,7 +196,8 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
 			strlist_add(&names, f->name);
 	for (int i = 0; i < count; i++)
 		strlist_add(&names, library[i]);
-	qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
+	if (names.count)
+		qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
 	similar = similar_names(call->string, (const char *const *)names.items, names.count);
 	semantic_error(el, call->tok, "unresolved function %s%s", call->string, similar);
 	free(similar);

@@ -525,6 +525,7 @@ struct family_match {
 };
 extern const struct probe_family *const probe_families[];
 int match_probe_families(struct probe_point *pp, struct family_match **out);
+void forget_probe_templates(void);
 char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
 			   struct token **where, bool *suffix);
 const char *probe_point_first_name(struct probe_point *pp);

@@ -6,7 +6,7 @@
  * preceded by its kernel-version subfolders (6.1.0-56-cloud-amd64, 6.1.0, 6.1).
  *
  * Macro libraries (*.stpm) are read by every run.  Script files (*.stp) are only indexed:
- * tokenized (cheap) to note which functions, probe aliases and globals they define;
+ * scanned (cheaply) to note which functions, probe aliases and globals they define;
  * a file is parsed only when pass 2 needs one of its definitions.
  */
 #include "stap.h"
@@ -25,6 +25,7 @@ struct tapset_definition {
 	enum tapset_definition_kind kind;
 	char *name;
 	int file;
+	int order;		/* as noted: search path order */
 };
 
 struct tapset_index {
@@ -163,78 +164,188 @@ static void add_definition(struct tapset_index *ix, enum tapset_definition_kind 
 {
 	ix->definitions = xrealloc(ix->definitions,
 				   (ix->ndefinitions + 1) * sizeof(*ix->definitions));
-	ix->definitions[ix->ndefinitions++] =
-		(struct tapset_definition){ .kind = kind, .name = xstrdup(name), .file = file };
+	ix->definitions[ix->ndefinitions] = (struct tapset_definition){
+		.kind = kind, .name = xstrdup(name), .file = file, .order = ix->ndefinitions };
+	ix->ndefinitions++;
 }
 
-/* "probe a.b.c =" or "+=": the alias name, or NULL when it is a plain probe. */
-static char *alias_name(struct token *tok)
+/*
+ * The index reads a file's text without tokenizing it (600 files every run): comments,
+ * strings and embedded C are skipped, and after the words "function", "probe" and
+ * "global" the names they define are noted.  It may note more than the file defines
+ * (a definition in a preprocessor branch not taken); parsing the file settles that.
+ */
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* Past whitespace and comments. */
+static const char *skip_space(const char *p)
+{
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')
+			p++;
+		if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			p += strcspn(p, "\n");
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+
+			p = end ? end + 2 : p + strlen(p);
+		} else {
+			return p;
+		}
+	}
+}
+
+/* Past a string literal, an embedded-C block or one character. */
+static const char *skip_other(const char *p)
+{
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++)
+			if (*p == '\\' && p[1])
+				p++;
+		return *p ? p + 1 : p;
+	}
+	if (p[0] == '%' && p[1] == '{') {
+		const char *end = strstr(p + 2, "%}");
+
+		return end ? end + 2 : p + strlen(p);
+	}
+	return p + 1;
+}
+
+/* The name at P (letters, digits, _ and, in alias names, the wildcard *); *END after it. */
+static char *name_at(const char *p, bool wildcards, const char **end)
+{
+	const char *q = p;
+
+	while (is_name_char(*q) || (wildcards && *q == '*'))
+		q++;
+	*end = q;
+	return q > p ? xstrndup(p, (size_t)(q - p)) : NULL;
+}
+
+/* After "probe": "a.b.c =" or "+=" names an alias. */
+static const char *index_alias(struct tapset_index *ix, const char *p, int file)
 {
 	struct strbuf name = { 0 };
 
-	for (; tok->kind != TOK_EOF; tok = tok->next) {
-		if (token_is(tok, "=") || token_is(tok, "+="))
-			return sb_steal(&name);
-		if (token_is(tok, "{") || token_is(tok, ",") || token_is(tok, "(") ||
-		    token_is(tok, "?") || token_is(tok, "!"))
+	for (;;) {
+		char *part = name_at(skip_space(p), true, &p);
+
+		if (!part)
 			break;
-		sb_puts(&name, tok->text);
+		sb_puts(&name, part);
+		free(part);
+		p = skip_space(p);
+		if (*p == '.') {
+			sb_putc(&name, '.');
+			p++;
+			continue;
+		}
+		if (*p == '=' || (p[0] == '+' && p[1] == '='))
+			add_definition(ix, TAPSET_ALIAS, name.data, file);
+		break;
 	}
 	sb_free(&name);
-	return NULL;
+	return p;
 }
 
-/* global a[10], b = 5, c% ... */
-static void index_globals(struct tapset_index *ix, struct token *tok, int file)
+/* After "global": a[10], b = 5, c%, ... */
+static const char *index_globals(struct tapset_index *ix, const char *p, int file)
 {
-	while (tok->kind == TOK_IDENT) {
-		add_definition(ix, TAPSET_GLOBAL, tok->text, file);
+	for (;;) {
+		char *name = name_at(skip_space(p), false, &p);
+
+		if (!name)
+			return p;
+		add_definition(ix, TAPSET_GLOBAL, name, file);
+		free(name);
 		/* its size, wrap mark and initial value, up to a "," */
-		for (tok = tok->next; token_is(tok, "[") || token_is(tok, "]") || token_is(tok, "%") ||
-				      token_is(tok, "=") || token_is(tok, "-") ||
-				      tok->kind == TOK_NUMBER || tok->kind == TOK_STRING;
-		     tok = tok->next)
-			;
-		if (!token_is(tok, ","))
-			return;
-		tok = tok->next;
+		for (p = skip_space(p); *p && strchr("[]%=-0123456789xXabcdefABCDEF\"", *p);
+		     p = skip_space(p))
+			p = *p == '"' ? skip_other(p) : p + 1;
+		if (*p != ',')
+			return p;
+		p++;
+	}
+}
+
+static void index_text(struct tapset_index *ix, const char *text, int file)
+{
+	for (const char *p = skip_space(text); *p; p = skip_space(p)) {
+		const char *end;
+		char *word;
+
+		if (!is_name_char(*p) || (p > text && (is_name_char(p[-1]) || p[-1] == '$' ||
+						       p[-1] == '@'))) {
+			p = skip_other(p);
+			continue;
+		}
+		word = name_at(p, false, &end);
+		p = end;
+		if (strcmp(word, "function") == 0) {
+			char *name = name_at(skip_space(p), false, &end);
+
+			if (name)
+				add_definition(ix, TAPSET_FUNCTION, name, file);
+			free(name);
+		} else if (strcmp(word, "probe") == 0) {
+			p = index_alias(ix, p, file);
+		} else if (strcmp(word, "global") == 0) {
+			p = index_globals(ix, p, file);
+		}
+		free(word);
 	}
 }
 
 static void index_file(void *arg, const char *path)
 {
 	struct tapset_index *ix = arg;
-	struct source_file src = { .name = (char *)path, .is_tapset = true };
-	struct token *tok;
-	int errors = 0;
+	char *text = read_file(path, NULL);
 	int file = ix->nfiles;
 
-	src.text = read_file(path, NULL);
-	if (!src.text)
+	if (!text)
 		return;
 	ix->files = xrealloc(ix->files, (ix->nfiles + 1) * sizeof(*ix->files));
 	ix->files[file] = (struct tapset_file){ .path = xstrdup(path) };
 	ix->nfiles++;
+	index_text(ix, text, file);
+	free(text);
+}
 
-	diag_quiet++;		/* a broken file is reported if and when it is parsed */
-	tok = tokenize(&src, &errors);
-	diag_quiet--;
-	for (; tok && tok->kind != TOK_EOF; tok = tok->next) {
-		struct token *name = tok->next;
+/* By kind and name; among equals, the first noted (the more specific folder) first. */
+static int compare_definitions(const void *a, const void *b)
+{
+	const struct tapset_definition *x = a, *y = b;
+	int c = x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : strcmp(x->name, y->name);
 
-		if (token_is(tok, "function") && name->kind == TOK_IDENT) {
-			add_definition(ix, TAPSET_FUNCTION, name->text, file);
-		} else if (token_is(tok, "probe")) {
-			char *alias = alias_name(name);
+	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
 
-			if (alias)
-				add_definition(ix, TAPSET_ALIAS, alias, file);
-			free(alias);
-		} else if (token_is(tok, "global")) {
-			index_globals(ix, name, file);
-		}
+/* The first definition of KIND and NAME, or NULL; the others follow it. */
+static struct tapset_definition *first_definition(struct tapset_index *ix,
+						  enum tapset_definition_kind kind,
+						  const char *name)
+{
+	int lo = 0, hi = ix->ndefinitions;
+
+	while (lo < hi) {	/* the first not below (KIND, NAME) */
+		int mid = lo + (hi - lo) / 2;
+		struct tapset_definition *d = &ix->definitions[mid];
+		int c = d->kind != kind ? (d->kind < kind ? -1 : 1) : strcmp(d->name, name);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	free(src.text);
+	if (lo < ix->ndefinitions && ix->definitions[lo].kind == kind &&
+	    strcmp(ix->definitions[lo].name, name) == 0)
+		return &ix->definitions[lo];
+	return NULL;
 }
 
 struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp)
@@ -246,6 +357,8 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 	for (int i = 0; i < path.count; i++)
 		for_each_file(path.items[i], stp_file_filter, index_file, ix);
 	strlist_free(&path);
+	if (ix->ndefinitions)
+		qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions), compare_definitions);
 	return ix;
 }
 
@@ -276,22 +389,23 @@ static struct stapfile *parse_tapset_file(struct tapset_index *ix, struct tapset
 struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
 			     const char *name, int *errors)
 {
-	for (int i = 0; i < ix->ndefinitions; i++)
-		if (ix->definitions[i].kind == kind && strcmp(ix->definitions[i].name, name) == 0)
-			return parse_tapset_file(ix, &ix->files[ix->definitions[i].file], errors);
-	return NULL;
+	struct tapset_definition *d = first_definition(ix, kind, name);
+
+	return d ? parse_tapset_file(ix, &ix->files[d->file], errors) : NULL;
 }
 
 void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
 		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
 		     struct elaborator *el)
 {
-	for (int i = 0; i < ix->ndefinitions; i++) {
-		struct stapfile *file;
+	struct tapset_definition *first = first_definition(ix, kind, name);
 
-		if (ix->definitions[i].kind != kind || strcmp(ix->definitions[i].name, name) != 0)
-			continue;
-		file = parse_tapset_file(ix, &ix->files[ix->definitions[i].file], &el->errors);
+	for (int i = first ? (int)(first - ix->definitions) : ix->ndefinitions;
+	     i < ix->ndefinitions && ix->definitions[i].kind == kind &&
+	     strcmp(ix->definitions[i].name, name) == 0; i++) {
+		struct tapset_definition *d = &ix->definitions[i];
+		struct stapfile *file = parse_tapset_file(ix, &ix->files[d->file], &el->errors);
+
 		if (file)
 			load(el, file);
 	}

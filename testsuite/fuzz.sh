@@ -1,4 +1,4 @@
-# fuzz.sh - layer 5: the front end under libFuzzer, with ASan and UBSan.
+# fuzz.sh - layer 5: passes 1 and 2 under libFuzzer, with ASan and UBSan.
 #
 # Builds testsuite/fuzz/fuzz_frontend.c with clang, replays the kept corpus
 # (testsuite/fuzz/corpus: every input must pass without a crash, hang or leak), then
@@ -13,6 +13,7 @@ if ! command -v clang >/dev/null; then
 fi
 work=$WORK/fuzz
 mkdir -p "$work"
+export STAPLER_FUZZ_TAPSET=$top/testsuite/semantic/tapdir
 target=$work/fuzz_frontend
 sources=("$top/testsuite/fuzz/fuzz_frontend.c")
 for f in "$top"/src/*.c; do

@@ -1,14 +1,18 @@
 /*
- * fuzz_frontend.c - a libFuzzer target for pass 1: tokenize, preprocess, parse, and print
- * the tree back (-p1) for any input.  Built and run by testsuite/fuzz.sh:
+ * fuzz_frontend.c - a libFuzzer target for passes 1 and 2: tokenize, preprocess, parse,
+ * print the tree back (-p1), then elaborate and print the program (-p2), for any input.
+ * Built and run by testsuite/fuzz.sh:
  *
  *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING ... src/[!m]*.c
  *
- * Every input runs against a pretend kernel, two script arguments and a small macro
- * library; everything it allocated is freed afterwards, so leaks are reported.
+ * Every input runs against a pretend kernel (no symbol table: kprobes fail to resolve),
+ * two script arguments, a small macro library and the tapset folder named by
+ * $STAPLER_FUZZ_TAPSET; everything it allocated is freed afterwards, so leaks are
+ * reported.
  */
 #include "stap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char macro_library[] =
@@ -23,6 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct session s = {
 		.kernel_release = "5.10.0-7-fuzz",
 		.kernel_build_dir = "/nonexistent",
+		.tapset_dir = getenv("STAPLER_FUZZ_TAPSET") ? getenv("STAPLER_FUZZ_TAPSET") :
+							      "/nonexistent",
+		.guru = size % 3 == 0,
 	};
 	struct source_file *library, *script;
 	struct preprocessor *pp;
@@ -46,9 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	script->text = xstrndup((const char *)data, size);
 	errors = 0;
 	file = parse_file(pp, script, size % 2 == 0, true, &errors);
-	if (!errors)
+	if (!errors) {
+		struct program *prog;
+
 		dump_parse_tree(sink, file);
+		prog = elaborate(&s, pp, file, &errors);
+		if (!errors)
+			dump_program(sink, prog, true);
+	}
 
 	xfree_all();
+	forget_probe_templates();
 	return 0;
 }
