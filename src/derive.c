@@ -49,6 +49,14 @@ const char *component_string(struct component *c, bool *present)
 
 /* ---- matching alias names ---- */
 
+static bool has_wildcards(struct probe_point *pp)
+{
+	for (struct component *c = pp->components; c; c = c->next)
+		if (strchr(c->name, '*'))
+			return true;
+	return false;
+}
+
 static bool component_matches(struct component *pattern, struct component *name)
 {
 	if (fnmatch(pattern->name, name->name, 0) != 0)
@@ -200,7 +208,10 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 		struct component *rest;
 		struct component *prefix;
 
-		if (prefix_len < length && fits_a_family(pp))
+		/* timer.profile.tick.x is timer.profile.tick with a suffix, not the alias
+		 * timer.profile with one */
+		if (prefix_len < length &&
+		    (fits_a_family(pp) || family_prefix_length(pp) >= prefix_len))
 			break;
 		prefix = take_components(pp->components, prefix_len, &rest);
 
@@ -400,6 +411,8 @@ static bool derive_point(struct elaborator *el, struct probe_point *pp, struct c
 		for (int i = 0; i < n; i++)
 			resolved |= expand_alias(el, pp, &matches[i], cx, &said);
 		free(matches);
+		if (has_wildcards(pp) && fits_a_family(pp))	/* "**": aliases and families */
+			resolved |= derive_from_families(el, pp, cx);
 		if (!resolved && !said)	/* each level that fails says so, as in stap */
 			error_resolving(el, pp, NULL, "no match");
 		diag_quiet -= pp->optional;

@@ -395,6 +395,7 @@ static void add_display_probes(struct elaborator *el)
 		h->file = g->file;
 		h->tok = p->tok;
 		h->index = -1;
+		h->displays_globals = true;
 		proto.handler = h;
 		proto.point = end;
 		proto.family = &begin_end_family;
@@ -421,6 +422,7 @@ static void setup(struct elaborator *el, struct session *s, struct preprocessor 
 		g->file = user;
 	for (struct embed *e = user->embeds; e; e = e->next)
 		el->prog->nembeds++;
+	check_alias_names(el, user);
 }
 
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,

@@ -109,7 +109,10 @@ static bool procfs_build(struct elaborator *el, struct probe_point *pp,
 		el->resolving = resolving;
 		return false;
 	}
-	proto->handler->procfs_value = true;
+	if (f->write)
+		proto->handler->procfs_write = true;
+	else
+		proto->handler->procfs_read = true;
 	add_derived_probe(el, proto, probe_point_text(pp, false), f);
 	return true;
 }

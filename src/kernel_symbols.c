@@ -86,10 +86,16 @@ static struct kernel_symbols *kernel_symbols_open(struct elaborator *el)
 		found = found || read_symbol_table(ks, candidates[i]);
 		free(candidates[i]);
 	}
-	if (!found)
+	if (!found) {
+		int quiet = diag_quiet;
+
+		if (el->listing)	/* -l says nothing of points that do not resolve; this, yes */
+			diag_quiet = 0;
 		semantic_error(el, NULL, "no symbol table for kernel %s: install linux-image-%s-dbg "
 			       "(it has /usr/lib/debug/boot/System.map-%s)", s->kernel_release,
 			       s->kernel_release, s->kernel_release);
+		diag_quiet = quiet;
+	}
 done:
 	sort_unique(&ks->functions);
 	return ks;

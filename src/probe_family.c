@@ -98,22 +98,58 @@ static int fitting_components(struct probe_point *pp, struct template *t)
 	return i == t->n ? i + 1 : i;	/* i + 1: longer than any partial fit */
 }
 
-/* PP with the template's names in place of its wildcards. */
-static struct probe_point *concrete_point(struct probe_point *pp, struct template *t)
+/*
+ * Whether the components from P on match the N template components T, all of them; each
+ * template component's pattern component goes in FROM (NULL for those a "**" took).  A
+ * component "**" (or one holding it, "p**") takes one or more components without
+ * arguments, joined by dots: "**" matches "procfs.read".
+ */
+static bool match_template(struct component *p, struct template_component *t, int n,
+			   struct component **from)
+{
+	if (!p)
+		return n == 0;
+	if (strstr(p->name, "**") && !p->arg) {
+		struct strbuf joined = { 0 };
+		bool matched = false;
+
+		for (int k = 1; k <= n && t[k - 1].arg == ARG_NONE && !matched; k++) {
+			sb_printf(&joined, "%s%s", k > 1 ? "." : "", t[k - 1].name);
+			if (fnmatch(p->name, joined.data, 0) == 0 &&
+			    match_template(p->next, t + k, n - k, from + k)) {
+				for (int i = 0; i < k; i++)
+					from[i] = NULL;
+				matched = true;
+			}
+		}
+		sb_free(&joined);
+		return matched;
+	}
+	if (n == 0 || fnmatch(p->name, t->name, 0) != 0 || !arg_fits(p, t->arg))
+		return false;
+	from[0] = p;
+	return match_template(p->next, t + 1, n - 1, from + 1);
+}
+
+/* The point PP names in template T: T's component names, PP's arguments. */
+static struct probe_point *concrete_point(struct probe_point *pp, struct template *t,
+					  struct component **from)
 {
 	struct probe_point *copy = xmalloc(sizeof(*copy));
 	struct component head = { 0 }, *tail = &head;
-	int i = 0;
 
 	*copy = *pp;
 	copy->next = NULL;
-	for (struct component *c = pp->components; c; c = c->next, i++) {
-		tail->next = xmalloc(sizeof(*tail->next));
-		*tail->next = *c;
+	for (int i = 0; i < t->n; i++) {
+		tail->next = xcalloc(1, sizeof(*tail->next));
+		if (from[i])
+			*tail->next = *from[i];
+		else
+			tail->next->tok = pp->tok;
 		tail = tail->next;
 		tail->name = t->c[i].name;
+		tail->next = NULL;
 	}
-	tail->next = NULL;
 	copy->components = head.next;
 	return copy;
 }
@@ -125,18 +161,30 @@ int match_probe_families(struct probe_point *pp, struct family_match **out)
 	load_templates();
 	*out = NULL;
 	for (int i = 0; i < ntemplates; i++) {
-		int length = 0;
+		struct component **from = xcalloc(templates[i].n + 1, sizeof(*from));
 
-		for (struct component *c = pp->components; c; c = c->next)
-			length++;
-		if (fitting_components(pp, &templates[i]) != length + 1)
-			continue;
 		/* a concrete point can fit just one template; a wildcard one, several */
-		*out = xrealloc(*out, (found + 1) * sizeof(**out));
-		(*out)[found++] = (struct family_match){ templates[i].family,
-							 concrete_point(pp, &templates[i]) };
+		if (match_template(pp->components, templates[i].c, templates[i].n, from)) {
+			*out = xrealloc(*out, (found + 1) * sizeof(**out));
+			(*out)[found++] = (struct family_match){
+				templates[i].family, concrete_point(pp, &templates[i], from) };
+		}
+		free(from);
 	}
 	return found;
+}
+
+/* The most leading components of PP that some family's form takes whole (0: none). */
+int family_prefix_length(struct probe_point *pp)
+{
+	int longest = 0;
+
+	load_templates();
+	for (int i = 0; i < ntemplates; i++)
+		if (fitting_components(pp, &templates[i]) >= templates[i].n &&
+		    templates[i].n > longest)
+			longest = templates[i].n;
+	return longest;
 }
 
 /* Templates made of alias names (their components, no arguments), for suggestions. */

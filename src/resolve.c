@@ -26,6 +26,23 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
 
 /* ---- tapset files ---- */
 
+/* A file's alias names may not have wildcards (what would "probe a.* {}" expand?). */
+void check_alias_names(struct elaborator *el, struct stapfile *file)
+{
+	for (struct probe *a = file->probes; a; a = a->next) {
+		bool wild = false;
+
+		if (!a->alias)
+			continue;
+		for (struct component *c = a->alias_name->components; c; c = c->next)
+			wild |= strchr(c->name, '*') != NULL;
+		if (wild) {
+			semantic_error(el, a->tok, "while registering probe alias");
+			semantic_error(el, NULL, "invalid use of wildcard probe point component");
+		}
+	}
+}
+
 /* Adds a file the index named to the program (once), with its globals visible. */
 struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file)
 {
@@ -35,6 +52,7 @@ struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file)
 		if (*tail == file)
 			return file;
 	*tail = file;
+	check_alias_names(el, file);
 	for (struct symbol *g = file->globals; g; g = g->next)
 		g->file = file;
 	for (struct embed *e = file->embeds; e; e = e->next)
@@ -160,7 +178,27 @@ static int64_t priority_of(struct elaborator *el, struct function *f)
 
 static void use_function(struct elaborator *el, struct function *f);
 
-/* Orders the functions of one name and arity by priority, linked by next_overload. */
+static bool is_next(struct node *n, void *arg)
+{
+	*(bool *)arg |= n->kind == ND_NEXT;
+	return !*(bool *)arg;
+}
+
+/* A script function whose body has "next" may pass a call on to the following overload. */
+static bool may_pass_on(struct function *f)
+{
+	bool found = false;
+
+	if (!f->embedded)
+		walk_nodes(f->body, is_next, &found);
+	return found;
+}
+
+/*
+ * Orders the functions of one name and arity by priority, linked by next_overload; the
+ * chain ends at the first that cannot pass a call on (those after it never run: as in
+ * stap, of two definitions alike the first, the user's script's before the tapsets').
+ */
 static struct function *overload_group(struct elaborator *el, struct function **candidates,
 				       int n)
 {
@@ -176,7 +214,8 @@ static struct function *overload_group(struct elaborator *el, struct function **
 			}
 		for (int i = 0; i < n; i++) {
 			candidates[i]->grouped = true;
-			candidates[i]->next_overload = i + 1 < n ? candidates[i + 1] : NULL;
+			candidates[i]->next_overload = i + 1 < n && may_pass_on(candidates[i]) ?
+						       candidates[i + 1] : NULL;
 		}
 	}
 	for (struct function *f = candidates[0]; f; f = f->next_overload)
@@ -237,7 +276,7 @@ static bool target_available(struct scope *sc, struct node *n)
 {
 	/* procfs handlers have $value; other context variables need DWARF (not yet) */
 	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && !n->components &&
-	       sc->handler && sc->handler->procfs_value;
+	       sc->handler && (sc->handler->procfs_read || sc->handler->procfs_write);
 }
 
 /* @defined(x): 1 when x can be resolved here, else 0. */
@@ -337,6 +376,9 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 			n->lhs->sym->read |= reads;
 	} else {
 		resolve(el, sc, n);
+		if (target_available(sc, n) && sc->handler->procfs_write)
+			semantic_error(el, n->tok, "procfs $value variable is read-only in a procfs "
+						   "write probe");
 	}
 }
 

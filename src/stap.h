@@ -467,7 +467,9 @@ struct probe_body {
 	struct token *tok;		/* the probe, or the user's point an alias expanded */
 	int index;			/* handler number, for pass 3 */
 	bool elided;			/* the optimizer removed it (empty) */
-	bool procfs_value;		/* a procfs handler: $value is its data */
+	bool displays_globals;		/* made to print globals written but never read */
+	bool procfs_read;		/* of a procfs read probe: it sets $value */
+	bool procfs_write;		/* of a procfs write probe: $value is what came */
 	struct probe_body *next;
 };
 
@@ -526,6 +528,7 @@ struct family_match {
 extern const struct probe_family *const probe_families[];
 int match_probe_families(struct probe_point *pp, struct family_match **out);
 void forget_probe_templates(void);
+int family_prefix_length(struct probe_point *pp);
 char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
 			   struct token **where, bool *suffix);
 const char *probe_point_first_name(struct probe_point *pp);
@@ -612,6 +615,7 @@ const char *component_string(struct component *c, bool *present);
 /* resolve.c: names to symbols and functions, loading tapset files as needed */
 void resolve_program(struct elaborator *el);
 bool constant_value(struct node *n, int64_t *value);
+void check_alias_names(struct elaborator *el, struct stapfile *file);
 struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
 
 /* types.c */

@@ -253,7 +253,7 @@ static const char *index_alias(struct tapset_index *ix, const char *p, int file)
 	return p;
 }
 
-/* After "global": a[10], b = 5, c%, ... */
+/* After "global": a[10], b = 5, c%, d = "x", e = -1 ... */
 static const char *index_globals(struct tapset_index *ix, const char *p, int file)
 {
 	for (;;) {
@@ -263,10 +263,24 @@ static const char *index_globals(struct tapset_index *ix, const char *p, int fil
 			return p;
 		add_definition(ix, TAPSET_GLOBAL, name, file);
 		free(name);
-		/* its size, wrap mark and initial value, up to a "," */
-		for (p = skip_space(p); *p && strchr("[]%=-0123456789xXabcdefABCDEF\"", *p);
-		     p = skip_space(p))
-			p = *p == '"' ? skip_other(p) : p + 1;
+		p = skip_space(p);
+		if (*p == '[') {	/* its size */
+			p += strcspn(p, "]\n");
+			p = skip_space(*p == ']' ? p + 1 : p);
+		}
+		if (*p == '%')		/* wraps around */
+			p = skip_space(p + 1);
+		if (*p == '=') {	/* its initial value: a string or a (signed) number */
+			p = skip_space(p + 1);
+			if (*p == '-' || *p == '+')
+				p = skip_space(p + 1);
+			if (*p == '"')
+				p = skip_other(p);
+			else
+				while (is_name_char(*p))
+					p++;
+			p = skip_space(p);
+		}
 		if (*p != ',')
 			return p;
 		p++;

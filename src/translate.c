@@ -636,17 +636,16 @@ static int check_translatable(struct program *prog)
 		ck.errors++;
 	}
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		const char *missing = !dp->family->emit ? dp->family->name :
-				      dp->family->missing ? dp->family->missing(dp) : NULL;
+		const char *missing = dp->family->missing ? dp->family->missing(dp) : NULL;
 
-		if (missing) {
-			diag_at("translation error", dp->point->tok, "%s are not implemented yet",
-				missing);
+		if (!dp->family->emit || missing) {
+			diag_at("translation error", dp->point->tok, "%s%s are not implemented yet",
+				missing ? missing : dp->family->name, missing ? "" : " probes");
 			ck.errors++;
 		}
 	}
 	for (struct probe_body *h = prog->bodies; h; h = h->next)
-		if (!h->elided)
+		if (!h->elided && !h->displays_globals)	/* globals are refused above */
 			walk_nodes(h->body, check_node, &ck);
 	ck.in_function = true;
 	for (struct function *f = prog->functions; f; f = f->next_used)
