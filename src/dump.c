@@ -456,6 +456,8 @@ static void dump_body(struct strbuf *sb, struct node *body)
 static void dump_global(struct strbuf *sb, struct symbol *g)
 {
 	sb_puts(sb, g->name);
+	if (g->wrap)
+		sb_putc(sb, '%');
 	if (g->array_size)
 		sb_printf(sb, "[%" PRId64 "]", g->array_size);
 	sb_printf(sb, ":%s", type_name(g->type));

@@ -534,10 +534,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 
 /* ---- the program ---- */
 
+/* A function called: it joins the program; resolve_program resolves its body later. */
 static void use_function(struct elaborator *el, struct function *f)
 {
-	struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
-
 	if (f->used)
 		return;
 	f->used = true;
@@ -546,8 +545,6 @@ static void use_function(struct elaborator *el, struct function *f)
 	el->prog->nfunctions++;
 	for (struct symbol *p = f->params; p; p = p->next)
 		p->written = true;
-	if (f->body)
-		resolve(el, &sc, f->body);
 }
 
 /* ---- probe conditions: reads of globals only ---- */
@@ -601,12 +598,20 @@ static void resolve_conditions(struct elaborator *el)
 	}
 }
 
+/* The handlers, then the functions they call, then those these call...: stap's order,
+ * which is the order of the globals in -p2's output. */
 void resolve_program(struct elaborator *el)
 {
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
 		struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
 
 		resolve(el, &sc, h->body);
+	}
+	for (struct function *f = el->prog->functions; f; f = f->next_used) {
+		struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
+
+		if (f->body)
+			resolve(el, &sc, f->body);
 	}
 	resolve_conditions(el);
 	/* a global's initial value counts as writing it */
