@@ -20,9 +20,11 @@ static void **tracked;
 static size_t tracked_capacity, tracked_used;	/* used counts tombstones too */
 static char tombstone;
 
+/* Fibonacci hashing: the product's high bits, which every bit of P feeds (its low bits
+ * come from P's low bits alone, and allocations share those). */
 static size_t slot_of(void *p, size_t capacity)
 {
-	return ((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL % capacity;
+	return (size_t)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL) >> 32) % capacity;
 }
 
 static void track(void *p);
