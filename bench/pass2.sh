@@ -9,18 +9,7 @@
 #
 # usage: bench/pass2.sh [RUNS]        (needs Debian's systemtap, GNU time and the
 #                                      reference kernel's -dbg package: ./setup)
-set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-runs=${1:-10}
-ours=$top/stap
-theirs=$(command -v stap || true)
-library=/usr/share/systemtap/tapset
-rel=$("$top/testsuite/vm/reference-release")
-[ -x "$ours" ] || { echo "build stapler first (make)" >&2; exit 1; }
-[ -n "$theirs" ] && [ -d "$library" ] || { echo "needs Debian's systemtap (./setup)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 cat >"$work/script.stp" <<'STP'
 global reads
 probe timer.s(1) {
@@ -33,21 +22,6 @@ probe end {
 	println(sprintf("%x", 255), strlen("abc"), substr("hello", 1, 3))
 }
 STP
-
-# mean wall time (ms, over RUNS runs) and peak RSS (kB, the largest) of a command
-measure() {
-	local start end kb peak=0
-	start=$(date +%s%N)
-	for _ in $(seq "$runs"); do
-		/usr/bin/time -f '%M' -o "$work/t" "$@" >/dev/null 2>&1 || true
-		kb=$(tail -n 1 "$work/t")
-		[ "$kb" -gt "$peak" ] && peak=$kb
-	done
-	end=$(date +%s%N)
-	awk -v ns=$((end - start)) -v n="$runs" -v kb="$peak" 'BEGIN { printf "%.1f %d\n", ns / n / 1e6, kb }'
-}
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
 # both must accept the script, or the figures mean nothing
 if ! SYSTEMTAP_TAPSET="$library" "$ours" -r "$rel" -p2 "$work/script.stp" >/dev/null 2>"$work/err"; then

@@ -200,7 +200,7 @@ static bool fits_a_family(struct probe_point *pp)
 static int find_aliases(struct elaborator *el, struct probe_point *pp,
 			struct alias_match **out)
 {
-	int length = count_components(pp->components), found = 0;
+	int length = count_components(pp->components), found = 0, family_prefix = -1;
 
 	load_matching_aliases(el, pp);
 	*out = NULL;
@@ -210,8 +210,9 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 
 		/* timer.profile.tick.x is timer.profile.tick with a suffix, not the alias
 		 * timer.profile with one */
-		if (prefix_len < length &&
-		    (fits_a_family(pp) || family_prefix_length(pp) >= prefix_len))
+		if (prefix_len < length && family_prefix < 0)
+			family_prefix = fits_a_family(pp) ? length : family_prefix_length(pp);
+		if (prefix_len < length && family_prefix >= prefix_len)
 			break;
 		prefix = take_components(pp->components, prefix_len, &rest);
 

@@ -55,16 +55,24 @@ static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
 		diag_at(is_error ? "semantic error" : "WARNING", tok, "%s", message);
 }
 
-void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
+/* diagnose() with the message formatted from FMT and AP. */
+static void diagnose_v(struct elaborator *el, bool is_error, struct token *tok,
+		       struct token *related, const char *key, const char *fmt, va_list ap)
 {
 	struct strbuf message = { 0 };
+
+	sb_vprintf(&message, fmt, ap);
+	diagnose(el, is_error, tok, related, key, message.data);
+	sb_free(&message);
+}
+
+void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_vprintf(&message, fmt, ap);
+	diagnose_v(el, true, tok, NULL, fmt, fmt, ap);
 	va_end(ap);
-	diagnose(el, true, tok, NULL, fmt, message.data);
-	sb_free(&message);
 }
 
 /* An error alike the others of the same KEY. */
@@ -78,20 +86,16 @@ void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *
 void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
 			    const char *fmt, ...)
 {
-	struct strbuf message = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_vprintf(&message, fmt, ap);
+	diagnose_v(el, true, tok, related, fmt, fmt, ap);
 	va_end(ap);
-	diagnose(el, true, tok, related, fmt, message.data);
-	sb_free(&message);
 }
 
 /* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
 void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
 {
-	struct strbuf message = { 0 };
 	va_list ap;
 
 	if (el->session->suppress_warnings && !el->session->warnings_as_errors)
@@ -99,10 +103,8 @@ void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt,
 	if (tok && tok->file && tok->file->is_tapset)
 		return;		/* about the library, not the user's script: stap says nothing */
 	va_start(ap, fmt);
-	sb_vprintf(&message, fmt, ap);
+	diagnose_v(el, false, tok, NULL, NULL, fmt, ap);
 	va_end(ap);
-	diagnose(el, false, tok, NULL, NULL, message.data);
-	sb_free(&message);
 	if (el->session->warnings_as_errors)
 		el->errors++;
 }
