@@ -109,7 +109,8 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
  * arrives while it is busy is skipped and counted), runs the handler, flushes what it
  * printed, and reports its soft error.
  */
-static void stp_probe_run(const struct stp_probe *probe, enum stp_session_state state)
+static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_state state,
+			      const struct stp_hit *hit)
 {
 	struct context *c;
 
@@ -125,6 +126,9 @@ static void stp_probe_run(const struct stp_probe *probe, enum stp_session_state 
 		goto out;
 	}
 	c->probe = probe;
+	c->regs = hit ? hit->regs : NULL;
+	c->is_return = hit ? hit->is_return : false;
+	c->probe_data = hit ? hit->data : NULL;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
 	c->actions_remaining = MAXACTION;
@@ -143,7 +147,14 @@ static void stp_probe_run(const struct stp_probe *probe, enum stp_session_state 
 				   probe->location);
 	}
 	c->probe = NULL;
+	c->regs = NULL;
+	c->probe_data = NULL;
 	atomic_dec(&c->busy);
 out:
 	preempt_enable();
+}
+
+static void stp_probe_run(const struct stp_probe *probe, enum stp_session_state state)
+{
+	stp_probe_run_hit(probe, state, NULL);
 }

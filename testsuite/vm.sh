@@ -11,6 +11,7 @@
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # Every job must also leave the kernel log clean and no module behind, unless its test
 # says otherwise (the harness tests check their own verdicts).
+# STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 vm=$top/testsuite/vm
@@ -45,7 +46,10 @@ build_one() {
 names=()
 for script in "$top"/testsuite/run/*.stp; do
 	[ -e "$script" ] || continue
-	names+=("$(basename "$script" .stp)")
+	name=$(basename "$script" .stp)
+	# shellcheck disable=SC2053
+	[[ -n "${STAPLER_VM_ONLY:-}" && $name != ${STAPLER_VM_ONLY} ]] && continue
+	names+=("$name")
 done
 running=0
 for name in "${names[@]}"; do
@@ -94,6 +98,7 @@ fi
 harness_tests=()
 for dir in "$top"/testsuite/harness/*/; do
 	[ -f "$dir/run" ] || continue
+	[ -n "${STAPLER_VM_ONLY:-}" ] && continue
 	name=$(basename "$dir")
 	fixture=$(cat "$dir/fixture")
 	if ! ko=$("$top/testsuite/fixtures/build-fixture" "$top/testsuite/fixtures/$fixture" \
