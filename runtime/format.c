@@ -1,4 +1,443 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* format.c - (placeholder definitions; being written) */
-static size_t stp_format(char *buf, size_t size, const char *fmt, const union stp_format_arg *args, int nargs) { buf[0] = 0; return 0; }
-static void stp_printf_args(const char *fmt, const union stp_format_arg *args, int nargs) { }
+/*
+ * format.c - stap's printf language, for printf(), sprintf() and the runtime.
+ *
+ * One engine writes into a sink: either the caller's buffer, truncated at its size
+ * (stp_format), or a small staging buffer emptied into the handler's print buffer each time
+ * it fills (stp_printf_args), so a printf line is not limited to MAXSTRINGLEN.  Numbers are
+ * formatted here, not by the kernel's vsnprintf, so that the unit tests in user space see
+ * exactly what a module prints.
+ *
+ * Conversions: %d %i (signed), %u %o %x %X (the 64-bit unsigned value), %p ("0x" and 16
+ * zero-padded hex digits by default), %c (one byte; %#c escapes it like a C character
+ * literal), %s (precision truncates), %b (the raw value in native byte order, 1, 2, 4 or 8
+ * bytes by the width; any other width writes 8), %m / %M (PRECISION bytes, default 1, read
+ * from kernel memory, or user memory with '#', written raw / as lowercase hex), %%.
+ * Flags "-+ #0", width, precision and '*' (the next argument) behave as in C; a negative
+ * '*' width left-justifies, a negative '*' precision counts as none.  Length modifiers
+ * are skipped (every value is 64-bit).  Unknown conversions are written as they stand,
+ * and a lone '%' at the end is written as '%'.
+ *
+ * Bounds, since probe context must not loop without limit: widths, precisions and %m byte
+ * counts are clamped to STP_FORMAT_MAX_FIELD.  A %m/%M whose memory cannot be read raises
+ * memory.c's soft error "kernel (or user) read fault at 0x..." in the running handler; if
+ * its first bytes are unreadable the conversion writes nothing, otherwise its output stops
+ * where the reading failed.  The rest of the format is still written.
+ */
+
+#ifndef STP_FORMAT_MAX_FIELD
+#define STP_FORMAT_MAX_FIELD 16384
+#endif
+
+#define STP_FMT_LEFT	0x01	/* '-' */
+#define STP_FMT_PLUS	0x02	/* '+' */
+#define STP_FMT_SPACE	0x04	/* ' ' */
+#define STP_FMT_ALT	0x08	/* '#' */
+#define STP_FMT_ZERO	0x10	/* '0' */
+
+#define STP_FMT_MEM_CHUNK 32	/* bytes of %m/%M read at a time */
+#define STP_FMT_PRINT_STAGE 128	/* bytes collected before going to the print buffer */
+
+struct stp_fmt_sink {
+	char *buf;
+	size_t size;		/* bytes buf can take (a NUL is not counted) */
+	size_t len;
+	bool to_print;		/* full: empty buf into the print buffer; else truncate */
+};
+
+struct stp_fmt_spec {
+	unsigned int flags;
+	int width;		/* -1: none */
+	int prec;		/* -1: none */
+};
+
+static inline bool stp_fmt_full(const struct stp_fmt_sink *k)
+{
+	return !k->to_print && k->len >= k->size;
+}
+
+static void stp_fmt_put(struct stp_fmt_sink *k, const char *s, size_t n)
+{
+	while (n > 0) {
+		size_t room = k->size - k->len;
+
+		if (room == 0) {
+			if (!k->to_print)
+				return;
+			stp_print_bytes(k->buf, k->len);
+			k->len = 0;
+			room = k->size;
+		}
+		if (room > n)
+			room = n;
+		memcpy(k->buf + k->len, s, room);
+		k->len += room;
+		s += room;
+		n -= room;
+	}
+}
+
+static void stp_fmt_fill(struct stp_fmt_sink *k, char ch, size_t n)
+{
+	char pad[16];
+
+	memset(pad, ch, sizeof(pad));
+	while (n > 0 && !stp_fmt_full(k)) {
+		size_t c = n < sizeof(pad) ? n : sizeof(pad);
+
+		stp_fmt_put(k, pad, c);
+		n -= c;
+	}
+}
+
+/* Spaces before a field of LEN bytes (right-justified) or after it (left-justified). */
+static void stp_fmt_pad(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, size_t len,
+			bool after)
+{
+	if (sp->width > 0 && (size_t)sp->width > len &&
+	    after == !!(sp->flags & STP_FMT_LEFT))
+		stp_fmt_fill(k, ' ', sp->width - len);
+}
+
+static void stp_fmt_field(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp,
+			  const char *s, size_t len)
+{
+	stp_fmt_pad(k, sp, len, false);
+	stp_fmt_put(k, s, len);
+	stp_fmt_pad(k, sp, len, true);
+}
+
+/*
+ * An integer as C prints it: [spaces][sign][0x][zeros]digits[spaces].  NEG says the value
+ * is the magnitude of a negative number; POINTER forces the "0x" even for 0.
+ */
+static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v, bool neg,
+			   bool is_signed, unsigned int base, bool upper, bool pointer)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24];		/* 22 octal digits hold 64 bits */
+	int n = 0, zeros, total;
+	char sign = 0;
+	const char *prefix = "";
+
+	if (!(sp.prec == 0 && v == 0)) {
+		u64 x = v;
+
+		do {
+			tmp[sizeof(tmp) - 1 - n++] = digits[x % base];
+			x /= base;
+		} while (x && n < (int)sizeof(tmp));
+	}
+	if (is_signed) {
+		if (neg)
+			sign = '-';
+		else if (sp.flags & STP_FMT_PLUS)
+			sign = '+';
+		else if (sp.flags & STP_FMT_SPACE)
+			sign = ' ';
+	}
+	if (pointer || ((sp.flags & STP_FMT_ALT) && base == 16 && v != 0))
+		prefix = upper ? "0X" : "0x";
+
+	zeros = sp.prec > n ? sp.prec - n : 0;
+	/* '#' with octal: the first digit written is a 0 */
+	if ((sp.flags & STP_FMT_ALT) && base == 8 && !zeros && (n == 0 || v != 0))
+		zeros = 1;
+	total = !!sign + (int)strlen(prefix) + zeros + n;
+	if ((sp.flags & STP_FMT_ZERO) && !(sp.flags & STP_FMT_LEFT) && sp.prec < 0 &&
+	    sp.width > total) {
+		zeros += sp.width - total;
+		total = sp.width;
+	}
+	stp_fmt_pad(k, &sp, total, false);
+	if (sign)
+		stp_fmt_put(k, &sign, 1);
+	stp_fmt_put(k, prefix, strlen(prefix));
+	stp_fmt_fill(k, '0', zeros);
+	stp_fmt_put(k, tmp + sizeof(tmp) - n, n);
+	stp_fmt_pad(k, &sp, total, true);
+}
+
+/* %c; with '#', a non-printing byte as a C escape ("\t") or three octal digits ("\000"). */
+static void stp_fmt_char(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, s64 v)
+{
+	static const char esc_from[] = "\a\b\f\n\r\t\v\\'\"";
+	static const char esc_to[] = "abfnrtv\\'\"";
+	unsigned char ch = (unsigned char)v;
+	char out[4];
+	size_t len = 0;
+	const char *e;
+
+	if (!(sp->flags & STP_FMT_ALT) || (ch >= ' ' && ch <= '~' && ch != '\\' &&
+					    ch != '\'' && ch != '"')) {
+		out[len++] = ch;
+	} else if (ch && (e = memchr(esc_from, ch, sizeof(esc_from) - 1))) {
+		out[len++] = '\\';
+		out[len++] = esc_to[e - esc_from];
+	} else {
+		out[len++] = '\\';
+		out[len++] = '0' + (ch >> 6);
+		out[len++] = '0' + ((ch >> 3) & 7);
+		out[len++] = '0' + (ch & 7);
+	}
+	stp_fmt_field(k, sp, out, len);
+}
+
+/* %b: the value's low WIDTH bytes as they lie in memory. */
+static void stp_fmt_binary(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, s64 v)
+{
+	u8 b1 = (u8)v;
+	u16 b2 = (u16)v;
+	u32 b4 = (u32)v;
+	u64 b8 = (u64)v;
+
+	switch (sp->width) {
+	case 1:
+		stp_fmt_put(k, (const char *)&b1, 1);
+		break;
+	case 2:
+		stp_fmt_put(k, (const char *)&b2, 2);
+		break;
+	case 4:
+		stp_fmt_put(k, (const char *)&b4, 4);
+		break;
+	default:
+		stp_fmt_put(k, (const char *)&b8, 8);
+		break;
+	}
+}
+
+static int stp_fmt_read(void *dst, unsigned long addr, size_t len, bool user)
+{
+	if (!user)
+		return stp_copy_kernel_nofault(dst, addr, len);
+	if (stp_copy_from_user_nofault(dst, (const void __user *)addr, len))
+		return -EFAULT;
+	return 0;
+}
+
+static void stp_fmt_fault(unsigned long addr, bool user)
+{
+	struct context *c = stp_current_context();
+
+	if (c)
+		stp_soft_error(c, "%s read fault at 0x%016lx [man error::fault]",
+			       user ? "user" : "kernel", addr);
+}
+
+/* N bytes at the start of BUF become 2N hex digits, in place (from the end backwards). */
+static void stp_fmt_hex(char *buf, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	while (n-- > 0) {
+		u8 b = buf[n];
+
+		buf[2 * n] = hex[b >> 4];
+		buf[2 * n + 1] = hex[b & 15];
+	}
+}
+
+/*
+ * %m / %M: PRECISION bytes at ADDR (default 1), raw or as hex, read a chunk at a time.
+ * Not inlined, so its buffer is on the stack only while it runs.
+ */
+static noinline void stp_fmt_memory(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp,
+				    s64 v, bool hex)
+{
+	unsigned long addr = (unsigned long)v;
+	bool user = sp->flags & STP_FMT_ALT;
+	size_t left = sp->prec < 0 ? 1 : sp->prec;
+	size_t total = hex ? 2 * left : left;
+	char chunk[2 * STP_FMT_MEM_CHUNK];	/* room for the hex of a chunk */
+	size_t n = left < STP_FMT_MEM_CHUNK ? left : STP_FMT_MEM_CHUNK;
+
+	if (n && stp_fmt_read(chunk, addr, n, user)) {
+		stp_fmt_fault(addr, user);
+		return;
+	}
+	stp_fmt_pad(k, sp, total, false);
+	while (n) {
+		if (hex) {
+			stp_fmt_hex(chunk, n);
+			stp_fmt_put(k, chunk, 2 * n);
+		} else {
+			stp_fmt_put(k, chunk, n);
+		}
+		left -= n;
+		addr += n;
+		n = left < STP_FMT_MEM_CHUNK ? left : STP_FMT_MEM_CHUNK;
+		if (!n || stp_fmt_full(k))
+			break;
+		if (stp_fmt_read(chunk, addr, n, user)) {
+			stp_fmt_fault(addr, user);
+			return;
+		}
+	}
+	stp_fmt_pad(k, sp, total, true);
+}
+
+/* The next argument; a format that asks for more than were given gets 0 / "". */
+static s64 stp_fmt_arg_long(const union stp_format_arg *args, int nargs, int *i)
+{
+	return *i < nargs ? args[(*i)++].l : 0;
+}
+
+static const char *stp_fmt_arg_str(const union stp_format_arg *args, int nargs, int *i)
+{
+	const char *s = *i < nargs ? args[(*i)++].s : NULL;
+
+	return s ? s : "";
+}
+
+/* Width or precision: digits (clamped), or '*' for the next argument. */
+static int stp_fmt_count(const char **p, const union stp_format_arg *args, int nargs, int *i)
+{
+	int v = 0;
+
+	if (**p == '*') {
+		s64 star = stp_fmt_arg_long(args, nargs, i);
+
+		(*p)++;
+		if (star > STP_FORMAT_MAX_FIELD)
+			return STP_FORMAT_MAX_FIELD;
+		if (star < -STP_FORMAT_MAX_FIELD)
+			return -STP_FORMAT_MAX_FIELD;
+		return (int)star;
+	}
+	while (**p >= '0' && **p <= '9') {
+		v = v * 10 + (**p - '0');
+		if (v > STP_FORMAT_MAX_FIELD)
+			v = STP_FORMAT_MAX_FIELD;
+		(*p)++;
+	}
+	return v;
+}
+
+static void stp_fmt_run(struct stp_fmt_sink *k, const char *fmt,
+			const union stp_format_arg *args, int nargs)
+{
+	const char *p = fmt;
+	int ai = 0;
+
+	while (*p && !stp_fmt_full(k)) {
+		struct stp_fmt_spec sp = { 0, -1, -1 };
+		const char *start, *lit = p;
+		s64 v;
+
+		while (*p && *p != '%')
+			p++;
+		stp_fmt_put(k, lit, p - lit);
+		if (!*p)
+			break;
+		start = p++;
+		for (;; p++) {
+			if (*p == '-')
+				sp.flags |= STP_FMT_LEFT;
+			else if (*p == '+')
+				sp.flags |= STP_FMT_PLUS;
+			else if (*p == ' ')
+				sp.flags |= STP_FMT_SPACE;
+			else if (*p == '#')
+				sp.flags |= STP_FMT_ALT;
+			else if (*p == '0')
+				sp.flags |= STP_FMT_ZERO;
+			else
+				break;
+		}
+		if ((*p >= '1' && *p <= '9') || *p == '*') {
+			sp.width = stp_fmt_count(&p, args, nargs, &ai);
+			if (sp.width < 0) {
+				sp.flags |= STP_FMT_LEFT;
+				sp.width = -sp.width;
+			}
+		}
+		if (*p == '.') {
+			p++;
+			sp.prec = stp_fmt_count(&p, args, nargs, &ai);
+			if (sp.prec < 0)
+				sp.prec = -1;
+		}
+		while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'q' || *p == 'j' ||
+		       *p == 'z' || *p == 't')
+			p++;
+
+		switch (*p) {
+		case 'd':
+		case 'i':
+			v = stp_fmt_arg_long(args, nargs, &ai);
+			stp_fmt_number(k, sp, v < 0 ? 0 - (u64)v : (u64)v, v < 0, true, 10,
+				       false, false);
+			break;
+		case 'u':
+			v = stp_fmt_arg_long(args, nargs, &ai);
+			stp_fmt_number(k, sp, (u64)v, false, false, 10, false, false);
+			break;
+		case 'o':
+			v = stp_fmt_arg_long(args, nargs, &ai);
+			stp_fmt_number(k, sp, (u64)v, false, false, 8, false, false);
+			break;
+		case 'x':
+		case 'X':
+			v = stp_fmt_arg_long(args, nargs, &ai);
+			stp_fmt_number(k, sp, (u64)v, false, false, 16, *p == 'X', false);
+			break;
+		case 'p':
+			v = stp_fmt_arg_long(args, nargs, &ai);
+			if (sp.width < 0)
+				sp.width = 2 + 2 * sizeof(void *);
+			sp.flags |= STP_FMT_ZERO;
+			stp_fmt_number(k, sp, (u64)v, false, false, 16, false, true);
+			break;
+		case 'c':
+			stp_fmt_char(k, &sp, stp_fmt_arg_long(args, nargs, &ai));
+			break;
+		case 's': {
+			const char *s = stp_fmt_arg_str(args, nargs, &ai);
+
+			stp_fmt_field(k, &sp, s, sp.prec >= 0 ? strnlen(s, sp.prec) : strlen(s));
+			break;
+		}
+		case 'b':
+			stp_fmt_binary(k, &sp, stp_fmt_arg_long(args, nargs, &ai));
+			break;
+		case 'm':
+		case 'M':
+			stp_fmt_memory(k, &sp, stp_fmt_arg_long(args, nargs, &ai), *p == 'M');
+			break;
+		case '%':
+			stp_fmt_put(k, "%", 1);
+			break;
+		case '\0':
+			/* a lone '%' (with its flags) at the end: written as it stands */
+			stp_fmt_put(k, start, p - start);
+			return;
+		default:
+			stp_fmt_put(k, start, p + 1 - start);
+			break;
+		}
+		p++;
+	}
+}
+
+static size_t stp_format(char *buf, size_t size, const char *fmt,
+			 const union stp_format_arg *args, int nargs)
+{
+	struct stp_fmt_sink k = { .buf = buf, .size = size ? size - 1 : 0 };
+
+	if (!size)
+		return 0;
+	stp_fmt_run(&k, fmt, args, nargs);
+	buf[k.len] = '\0';
+	return k.len;
+}
+
+static void stp_printf_args(const char *fmt, const union stp_format_arg *args, int nargs)
+{
+	char stage[STP_FMT_PRINT_STAGE];
+	struct stp_fmt_sink k = { .buf = stage, .size = sizeof(stage), .to_print = true };
+
+	stp_fmt_run(&k, fmt, args, nargs);
+	if (k.len)
+		stp_print_bytes(stage, k.len);
+}

@@ -1,18 +1,440 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* stat.c - (placeholder definitions; being written) */
-struct stp_stat { s64 count; };
-struct stp_pstat { int unused; };
-static void stp_stat_desc_init(struct stp_stat_desc *d) { }
-static size_t stp_stat_size(const struct stp_stat_desc *d) { return sizeof(struct stp_stat); }
-static void stp_stat_clear(struct stp_stat *st, const struct stp_stat_desc *d) { }
-static void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, s64 value) { }
-static void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from, const struct stp_stat_desc *d) { }
-static s64 stp_stat_count(const struct stp_stat *st) { return 0; }
-static s64 stp_stat_get(struct context *c, const struct stp_stat *st, const struct stp_stat_desc *d, enum stp_aggregate what) { return 0; }
-static void stp_stat_print_hist(const struct stp_stat *st, const struct stp_stat_desc *d) { }
-static s64 stp_stat_bucket(const struct stp_stat *st, const struct stp_stat_desc *d, s64 index) { return 0; }
-static struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d) { return NULL; }
-static void stp_pstat_free(struct stp_pstat *p) { }
-static void stp_pstat_add(struct stp_pstat *p, s64 value) { }
-static const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p) { return NULL; }
-static void stp_pstat_clear(struct stp_pstat *p) { }
+/*
+ * stat.c - statistics: what x <<< v accumulates and what @count, @sum, @min, @max, @avg,
+ * @variance, @hist_linear and @hist_log read back.
+ *
+ * Every statistic keeps count, sum, min and max, plus Welford's running mean and sum of
+ * squared deviations for @variance, both scaled by 2^bit_shift as stap's @variance(x, N)
+ * asks.  Histograms add their buckets:
+ *   @hist_linear(x, start, stop, interval): bucket 0 counts values below start, buckets
+ *     1..N the ranges start + (i-1)*interval (stop inclusive), bucket N+1 the rest above;
+ *   @hist_log(x): 128 buckets, 0 in the middle (STP_HIST_LOG_ZERO), positive powers of two
+ *     above it (1, 2-3, 4-7, ...), their negative mirrors below it (-1, -2..-3, ...).
+ * Arithmetic wraps like script arithmetic (through u64, so it is defined in C).
+ */
+
+#ifndef HIST_ELISION
+#define HIST_ELISION 2		/* empty buckets kept at each end of an elided run */
+#endif
+
+#define STP_HIST_WIDTH 50		/* columns of the widest bar */
+#define STP_HIST_LOG_BUCKETS 128
+#define STP_HIST_LOG_ZERO 64		/* the bucket of 0 in a log histogram */
+
+struct stp_stat {
+	s64 count;
+	s64 sum;
+	s64 min, max;
+	s64 avg_s;			/* running mean << bit_shift */
+	s64 m2;				/* sum of squared deviations from avg_s */
+	s64 buckets[];
+};
+
+/* A scalar statistic: one struct stp_stat per possible CPU, stride bytes apart. */
+struct stp_pstat {
+	const struct stp_stat_desc *desc;
+	size_t stride;
+	struct stp_stat *agg;
+	char *cpus;
+};
+
+static inline s64 stp_wrap_add(s64 a, s64 b)
+{
+	return (s64)((u64)a + (u64)b);
+}
+
+static inline s64 stp_wrap_sub(s64 a, s64 b)
+{
+	return (s64)((u64)a - (u64)b);
+}
+
+static inline s64 stp_wrap_mul(s64 a, s64 b)
+{
+	return (s64)((u64)a * (u64)b);
+}
+
+static inline int stp_stat_shift(const struct stp_stat_desc *d)
+{
+	/* pass 2 allows 0..62; anything else would be undefined in C */
+	return d->bit_shift < 0 ? 0 : d->bit_shift > 62 ? 62 : d->bit_shift;
+}
+
+static void stp_stat_desc_init(struct stp_stat_desc *d)
+{
+	u64 span, n;
+
+	switch (d->hist) {
+	case STP_HIST_LOG:
+		d->buckets = STP_HIST_LOG_BUCKETS;
+		break;
+	case STP_HIST_LINEAR:
+		/* pass 2 checked interval > 0 and stop > start; stay sane if not */
+		if (d->interval <= 0 || d->stop < d->start) {
+			d->buckets = 3;
+			break;
+		}
+		span = (u64)d->stop - (u64)d->start;
+		n = div64_u64(span, (u64)d->interval) + 1;
+		d->buckets = n > 1000000 ? 1000002 : (int)n + 2;
+		break;
+	default:
+		d->buckets = 0;
+		break;
+	}
+}
+
+static size_t stp_stat_size(const struct stp_stat_desc *d)
+{
+	return sizeof(struct stp_stat) + (size_t)d->buckets * sizeof(s64);
+}
+
+static void stp_stat_clear(struct stp_stat *st, const struct stp_stat_desc *d)
+{
+	memset(st, 0, stp_stat_size(d));
+}
+
+/* The log bucket of v (see the top of this file). */
+static int stp_hist_log_index(s64 v)
+{
+	u64 mag;
+
+	if (v == 0)
+		return STP_HIST_LOG_ZERO;
+	if (v > 0)
+		return STP_HIST_LOG_ZERO + 1 + (63 - __builtin_clzll((u64)v));
+	mag = 0 - (u64)v;
+	return STP_HIST_LOG_ZERO - 1 - (63 - __builtin_clzll(mag));
+}
+
+static int stp_hist_index(const struct stp_stat_desc *d, s64 v)
+{
+	u64 i;
+
+	if (d->hist == STP_HIST_LOG)
+		return stp_hist_log_index(v);
+	if (v < d->start || d->interval <= 0)
+		return 0;
+	i = div64_u64((u64)v - (u64)d->start, (u64)d->interval);
+	if (i >= (u64)(d->buckets - 2))
+		return d->buckets - 1;
+	return (int)i + 1;
+}
+
+static void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, s64 value)
+{
+	int shift = stp_stat_shift(d);
+	s64 x = (s64)((u64)value << shift);
+	s64 delta;
+
+	if (st->count == 0) {
+		st->count = 1;
+		st->sum = st->min = st->max = value;
+		st->avg_s = x;
+		st->m2 = 0;
+	} else {
+		st->count++;
+		st->sum = stp_wrap_add(st->sum, value);
+		if (value < st->min)
+			st->min = value;
+		if (value > st->max)
+			st->max = value;
+		/* Welford: the mean moves by delta / n, m2 grows by delta * (x - new mean) */
+		delta = stp_wrap_sub(x, st->avg_s);
+		st->avg_s = stp_wrap_add(st->avg_s, div64_s64(delta, st->count));
+		st->m2 = stp_wrap_add(st->m2, stp_wrap_mul(delta, stp_wrap_sub(x, st->avg_s)));
+	}
+	if (d->hist != STP_HIST_NONE && d->buckets > 0)
+		st->buckets[stp_hist_index(d, value)]++;
+}
+
+/* The mean of everything in st, scaled like avg_s. */
+static s64 stp_stat_mean_s(const struct stp_stat *st, const struct stp_stat_desc *d)
+{
+	return div64_s64((s64)((u64)st->sum << stp_stat_shift(d)), st->count);
+}
+
+/* m2 measured from the exact mean instead of st's running one: m2 + n * (avg_s - mean)^2 */
+static s64 stp_stat_m2_at(const struct stp_stat *st, s64 mean_s)
+{
+	s64 off = stp_wrap_sub(st->avg_s, mean_s);
+
+	return stp_wrap_add(st->m2, stp_wrap_mul(st->count, stp_wrap_mul(off, off)));
+}
+
+/*
+ * into += from.  The merged deviations are measured from the merged exact mean, which is
+ * what stap's @variance computes when it aggregates the CPUs.
+ */
+static void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
+			   const struct stp_stat_desc *d)
+{
+	struct stp_stat tmp;
+	s64 mean_s;
+	int i;
+
+	if (from->count == 0)
+		return;
+	tmp = *into;
+	tmp.count = into->count + from->count;
+	tmp.sum = stp_wrap_add(into->sum, from->sum);
+	if (into->count == 0 || from->min < into->min)
+		tmp.min = from->min;
+	if (into->count == 0 || from->max > into->max)
+		tmp.max = from->max;
+	mean_s = stp_stat_mean_s(&tmp, d);
+	tmp.m2 = stp_stat_m2_at(from, mean_s);
+	if (into->count)
+		tmp.m2 = stp_wrap_add(tmp.m2, stp_stat_m2_at(into, mean_s));
+	tmp.avg_s = mean_s;
+	into->count = tmp.count;
+	into->sum = tmp.sum;
+	into->min = tmp.min;
+	into->max = tmp.max;
+	into->avg_s = tmp.avg_s;
+	into->m2 = tmp.m2;
+	for (i = 0; i < d->buckets; i++)
+		into->buckets[i] += from->buckets[i];
+}
+
+static s64 stp_stat_count(const struct stp_stat *st)
+{
+	return st->count;
+}
+
+static s64 stp_stat_variance(const struct stp_stat *st, const struct stp_stat_desc *d)
+{
+	int shift2 = 2 * stp_stat_shift(d);
+	s64 v;
+
+	if (st->count < 2)
+		return 0;
+	v = div64_s64(stp_stat_m2_at(st, stp_stat_mean_s(st, d)), st->count - 1);
+	if (shift2 >= 64)
+		return v < 0 ? -1 : 0;
+	return v >> shift2;
+}
+
+static s64 stp_stat_get(struct context *c, const struct stp_stat *st,
+			const struct stp_stat_desc *d, enum stp_aggregate what)
+{
+	switch (what) {
+	case STP_AGG_COUNT:
+		return st->count;
+	case STP_AGG_SUM:
+		return st->sum;
+	default:
+		break;
+	}
+	if (st->count == 0) {
+		if (c)
+			stp_soft_error(c, "empty aggregate");
+		return 0;
+	}
+	switch (what) {
+	case STP_AGG_MIN:
+		return st->min;
+	case STP_AGG_MAX:
+		return st->max;
+	case STP_AGG_AVG:
+		return div64_s64(st->sum, st->count);
+	case STP_AGG_VARIANCE:
+		return stp_stat_variance(st, d);
+	default:
+		return 0;
+	}
+}
+
+static s64 stp_stat_bucket(const struct stp_stat *st, const struct stp_stat_desc *d,
+			   s64 index)
+{
+	if (d->hist == STP_HIST_NONE || index < 0 || index >= d->buckets)
+		return 0;
+	return st->buckets[index];
+}
+
+/* The value column's label of bucket i. */
+static int stp_hist_label(char *buf, size_t size, const struct stp_stat_desc *d, int i)
+{
+	s64 v;
+
+	if (d->hist == STP_HIST_LOG) {
+		if (i == STP_HIST_LOG_ZERO)
+			v = 0;
+		else if (i > STP_HIST_LOG_ZERO)
+			v = (s64)((u64)1 << (i - STP_HIST_LOG_ZERO - 1));
+		else
+			v = (s64)(0 - ((u64)1 << (STP_HIST_LOG_ZERO - 1 - i)));
+		return scnprintf(buf, size, "%lld", (long long)v);
+	}
+	if (i == 0)
+		return scnprintf(buf, size, "<%lld", (long long)d->start);
+	if (i == d->buckets - 1)
+		return scnprintf(buf, size, ">%lld", (long long)d->stop);
+	v = stp_wrap_add(d->start, stp_wrap_mul(i - 1, d->interval));
+	return scnprintf(buf, size, "%lld", (long long)v);
+}
+
+static void stp_hist_print_row(const struct stp_stat *st, const struct stp_stat_desc *d,
+			       int i, int vwidth, int cwidth, s64 scale)
+{
+	char line[160], label[24];
+	int n, bar;
+
+	stp_hist_label(label, sizeof(label), d, i);
+	n = scnprintf(line, sizeof(line), "%*s |", vwidth, label);
+	bar = (int)div64_s64(st->buckets[i], scale);
+	memset(line + n, '@', bar);
+	memset(line + n + bar, ' ', STP_HIST_WIDTH - bar);
+	n += STP_HIST_WIDTH;
+	n += scnprintf(line + n, sizeof(line) - n, " %*lld\n", cwidth,
+		       (long long)st->buckets[i]);
+	stp_print_bytes(line, n);
+}
+
+/*
+ * The ASCII histogram of print(@hist_*(x)), drawn the way stap draws it: a "value |---
+ * count" header, one row per bucket from HIST_ELISION empty buckets before the first
+ * non-empty one to HIST_ELISION after the last, runs of more than 2 * HIST_ELISION empty
+ * buckets in between shortened to their ends around a "~" line, bars scaled so the
+ * largest count fits STP_HIST_WIDTH columns, and a blank line after.  A log histogram
+ * shows negative buckets only when it has negative values (and positive likewise);
+ * the out-of-range buckets of a linear one only when they are not empty.
+ */
+static void stp_stat_print_hist(const struct stp_stat *st, const struct stp_stat_desc *d)
+{
+	int nb = d->buckets, first = -1, last = -1, lo, hi, lo_lim, hi_lim, i, j, k;
+	int vwidth = 5, cwidth = 1, elide = HIST_ELISION;
+	char line[160], label[24];
+	s64 max = 0, scale, m;
+	int n;
+
+	if (d->hist == STP_HIST_NONE || nb <= 0)
+		return;
+	for (i = 0; i < nb; i++) {
+		if (!st->buckets[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (st->buckets[i] > max)
+			max = st->buckets[i];
+	}
+	if (d->hist == STP_HIST_LOG) {
+		lo_lim = first >= 0 && first < STP_HIST_LOG_ZERO ? 0 : STP_HIST_LOG_ZERO;
+		hi_lim = last > STP_HIST_LOG_ZERO ? nb - 1 : STP_HIST_LOG_ZERO;
+	} else {
+		lo_lim = 1;
+		hi_lim = nb - 2;
+	}
+	if (elide < 0) {
+		lo = lo_lim;
+		hi = hi_lim;
+	} else {
+		lo = first - elide < lo_lim ? lo_lim : first - elide;
+		hi = last + elide > hi_lim ? hi_lim : last + elide;
+	}
+	if (first < lo)		/* a linear histogram's values below start */
+		lo = first;
+	if (last > hi)		/* ... and above stop */
+		hi = last;
+
+	if (first < 0) {
+		lo = 0;		/* nothing to show: the header alone */
+		hi = -1;
+	}
+	for (i = lo; i <= hi; i++) {
+		n = stp_hist_label(label, sizeof(label), d, i);
+		if (n > vwidth)
+			vwidth = n;
+	}
+	for (m = max; m >= 10; m = div64_s64(m, 10))
+		cwidth++;
+	scale = max > STP_HIST_WIDTH ? div64_s64(max + STP_HIST_WIDTH - 1, STP_HIST_WIDTH) : 1;
+
+	n = scnprintf(line, sizeof(line), "%*s |", vwidth, "value");
+	memset(line + n, '-', STP_HIST_WIDTH);
+	n += STP_HIST_WIDTH;
+	n += scnprintf(line + n, sizeof(line) - n, " count\n");
+	stp_print_bytes(line, n);
+
+	for (i = lo; i <= hi; i = j) {
+		if (st->buckets[i] || elide < 0) {
+			stp_hist_print_row(st, d, i, vwidth, cwidth, scale);
+			j = i + 1;
+			continue;
+		}
+		for (j = i; j <= hi && !st->buckets[j]; j++)
+			;
+		if (i > first && j <= last && j - i > 2 * elide) {
+			/* an inner run of empty buckets: its ends, and "~" for the middle */
+			for (k = i; k < i + elide; k++)
+				stp_hist_print_row(st, d, k, vwidth, cwidth, scale);
+			n = scnprintf(line, sizeof(line), "%*s~\n", vwidth + 1, "");
+			stp_print_bytes(line, n);
+			i = j - elide;
+		}
+		for (k = i; k < j; k++)
+			stp_hist_print_row(st, d, k, vwidth, cwidth, scale);
+	}
+	stp_print_bytes("\n", 1);
+}
+
+/* Scalar statistics. */
+
+static void stp_pstat_free(struct stp_pstat *p)
+{
+	if (!p)
+		return;
+	kvfree(p->agg);
+	kvfree(p->cpus);
+	kvfree(p);
+}
+
+static struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d)
+{
+	struct stp_pstat *p;
+	size_t stride = ALIGN(stp_stat_size(d), SMP_CACHE_BYTES);
+
+	p = kvzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return NULL;
+	p->desc = d;
+	p->stride = stride;
+	p->agg = kvzalloc(stp_stat_size(d), GFP_KERNEL);
+	/* one slot per CPU id, each on its own cache lines */
+	p->cpus = kvzalloc(stride * nr_cpu_ids, GFP_KERNEL);
+	if (!p->agg || !p->cpus) {
+		stp_pstat_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct stp_stat *stp_pstat_cpu(struct stp_pstat *p, unsigned int cpu)
+{
+	return (struct stp_stat *)(p->cpus + p->stride * cpu);
+}
+
+static void stp_pstat_add(struct stp_pstat *p, s64 value)
+{
+	stp_stat_add(stp_pstat_cpu(p, smp_processor_id()), p->desc, value);
+}
+
+static const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p)
+{
+	unsigned int cpu;
+
+	stp_stat_clear(p->agg, p->desc);
+	for_each_possible_cpu(cpu)
+		stp_stat_merge(p->agg, stp_pstat_cpu(p, cpu), p->desc);
+	return p->agg;
+}
+
+static void stp_pstat_clear(struct stp_pstat *p)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		stp_stat_clear(stp_pstat_cpu(p, cpu), p->desc);
+	stp_stat_clear(p->agg, p->desc);
+}

@@ -32,6 +32,23 @@ static char *stp_string_concat(char *tmp, const char *a, const char *b)
 	return stp_string_append(tmp, b);
 }
 
+/* dst .= the decimal digits of v */
+static char *stp_string_append_long(char *dst, s64 v)
+{
+	char digits[24];
+	char *p = digits + sizeof(digits);
+	u64 magnitude = v < 0 ? 0 - (u64)v : (u64)v;
+
+	*--p = '\0';
+	do {
+		*--p = '0' + magnitude % 10;
+		magnitude /= 10;
+	} while (magnitude);
+	if (v < 0)
+		*--p = '-';
+	return stp_string_append(dst, p);
+}
+
 static int stp_string_compare(const char *a, const char *b)
 {
 	return strncmp(a, b, MAXSTRINGLEN);

@@ -41,6 +41,11 @@ static void test_strings(void)
 	stp_string_copy(a, a + 2);
 	CHECK("string copy from an overlapping tail", strcmp(a, "cdef") == 0);
 	CHECK("string concat", strcmp(stp_string_concat(b, "foo", "bar"), "foobar") == 0);
+	stp_string_copy(a, "n=");
+	CHECK("string append long",
+	      strcmp(stp_string_append_long(a, -42), "n=-42") == 0 &&
+	      strcmp(stp_string_append_long(stp_string_copy(b, ""), INT64_MIN),
+		     "-92233720368547") == 0);
 	CHECK("string compare", stp_string_compare("a", "b") < 0 &&
 				stp_string_compare("b", "b") == 0 &&
 				stp_string_compare("c", "b") > 0);

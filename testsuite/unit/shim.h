@@ -47,4 +47,179 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
 	c->last_error = c->error_buf;
 }
 
+/* ---- format.c: print buffer, fault-safe reads, the running context ---- */
+#include <errno.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+#define __user
+#define noinline __attribute__((noinline))
+
+union stp_format_arg {
+	s64 l;
+	const char *s;
+};
+
+/* What stp_print_bytes() wrote; tests read and reset it. */
+static __maybe_unused char stp_unit_print_buf[1 << 16];
+static __maybe_unused size_t stp_unit_print_len;
+/* The context stp_current_context() returns (soft errors land there); NULL: none. */
+static __maybe_unused struct context *stp_unit_context;
+/* Reads fail below 4096 and, when set, at or past this address; user reads are counted. */
+static __maybe_unused uintptr_t stp_unit_fault_at;
+static __maybe_unused int stp_unit_user_reads;
+
+static __maybe_unused void stp_print_bytes(const char *s, size_t len)
+{
+	if (len > sizeof(stp_unit_print_buf) - stp_unit_print_len)
+		len = sizeof(stp_unit_print_buf) - stp_unit_print_len;
+	memcpy(stp_unit_print_buf + stp_unit_print_len, s, len);
+	stp_unit_print_len += len;
+}
+
+static __maybe_unused struct context *stp_current_context(void)
+{
+	return stp_unit_context;
+}
+
+static __maybe_unused int stp_copy_kernel_nofault(void *dst, unsigned long addr, size_t len)
+{
+	if (addr < 4096 || (stp_unit_fault_at && addr + len > stp_unit_fault_at))
+		return -EFAULT;
+	memcpy(dst, (const void *)addr, len);
+	return 0;
+}
+
+static __maybe_unused long stp_copy_from_user_nofault(void *dst, const void *src, size_t len)
+{
+	stp_unit_user_reads++;
+	return stp_copy_kernel_nofault(dst, (unsigned long)src, len);
+}
+
+/* ---- stat.c and map.c: runtime.h's declarations of them, allocation, fake CPUs ---- */
+#include <stdlib.h>
+
+#define GFP_KERNEL 0
+#define SMP_CACHE_BYTES 64
+#define ALIGN(x, a) (((x) + (a) - 1) & ~((size_t)(a) - 1))
+#define STP_MAX_KEYS 9
+
+static __maybe_unused void *kvzalloc(size_t size, int flags)
+{
+	(void)flags;
+	return calloc(1, size);
+}
+
+static __maybe_unused void kvfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+static __maybe_unused int scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? n : (int)size - 1;
+}
+
+/* Possible CPUs 0..nr_cpu_ids-1; tests set both before allocating / adding. */
+static __maybe_unused unsigned int nr_cpu_ids = 4;
+static __maybe_unused unsigned int stp_unit_cpu;
+#define smp_processor_id() (stp_unit_cpu)
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
+
+enum stp_hist_kind { STP_HIST_NONE, STP_HIST_LINEAR, STP_HIST_LOG };
+enum stp_aggregate {
+	STP_AGG_COUNT, STP_AGG_SUM, STP_AGG_MIN, STP_AGG_MAX, STP_AGG_AVG, STP_AGG_VARIANCE,
+};
+struct stp_stat_desc {
+	enum stp_hist_kind hist;
+	s64 start, stop, interval;
+	int buckets;
+	int bit_shift;
+};
+enum stp_value_type { STP_TYPE_LONG = 1, STP_TYPE_STRING = 2, STP_TYPE_STATS = 3 };
+union stp_key {
+	s64 l;
+	const char *s;
+};
+struct stp_map_desc {
+	const char *name;
+	int nkeys;
+	u8 key_types[STP_MAX_KEYS];
+	u8 value_type;
+	u32 max_entries;
+	bool wrap;
+	const struct stp_stat_desc *stat;
+};
+struct stp_stat;
+struct stp_pstat;
+struct stp_map;
+struct stp_map_entry;
+struct stp_pmap;
+/* runtime.h's prototypes, for the tests that include stat.c (and map.c) */
+#if defined(UNIT_STAT) || defined(UNIT_MAP)
+static __maybe_unused void stp_stat_desc_init(struct stp_stat_desc *d);
+static __maybe_unused size_t stp_stat_size(const struct stp_stat_desc *d);
+static __maybe_unused void stp_stat_clear(struct stp_stat *st, const struct stp_stat_desc *d);
+static __maybe_unused void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d,
+					s64 value);
+static __maybe_unused void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
+					  const struct stp_stat_desc *d);
+static __maybe_unused s64 stp_stat_count(const struct stp_stat *st);
+static __maybe_unused s64 stp_stat_get(struct context *c, const struct stp_stat *st,
+				       const struct stp_stat_desc *d, enum stp_aggregate what);
+static __maybe_unused void stp_stat_print_hist(const struct stp_stat *st,
+					       const struct stp_stat_desc *d);
+static __maybe_unused s64 stp_stat_bucket(const struct stp_stat *st,
+					  const struct stp_stat_desc *d, s64 index);
+static __maybe_unused struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d);
+static __maybe_unused void stp_pstat_free(struct stp_pstat *p);
+static __maybe_unused void stp_pstat_add(struct stp_pstat *p, s64 value);
+static __maybe_unused const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p);
+static __maybe_unused void stp_pstat_clear(struct stp_pstat *p);
+#endif
+#ifdef UNIT_MAP
+static __maybe_unused struct stp_map *stp_map_alloc(const struct stp_map_desc *d);
+static __maybe_unused void stp_map_free(struct stp_map *m);
+static __maybe_unused struct stp_map_entry *stp_map_find(struct stp_map *m,
+							 const union stp_key *keys);
+static __maybe_unused struct stp_map_entry *stp_map_insert(struct stp_map *m,
+							   const union stp_key *keys);
+static __maybe_unused void stp_map_delete(struct stp_map *m, const union stp_key *keys);
+static __maybe_unused void stp_map_clear(struct stp_map *m);
+static __maybe_unused u32 stp_map_size(const struct stp_map *m);
+static __maybe_unused void stp_map_sort(struct stp_map *m, int by, int direction,
+					enum stp_aggregate agg);
+static __maybe_unused struct stp_map_entry *stp_map_first(struct stp_map *m);
+static __maybe_unused struct stp_map_entry *stp_map_next(struct stp_map *m,
+							 struct stp_map_entry *e);
+static __maybe_unused s64 stp_entry_key_long(const struct stp_map_entry *e, int i);
+static __maybe_unused const char *stp_entry_key_string(const struct stp_map_entry *e, int i);
+static __maybe_unused s64 *stp_entry_long(struct stp_map_entry *e);
+static __maybe_unused char *stp_entry_string(struct stp_map_entry *e);
+static __maybe_unused struct stp_stat *stp_entry_stat(struct stp_map_entry *e);
+static __maybe_unused struct stp_pmap *stp_pmap_alloc(const struct stp_map_desc *d);
+static __maybe_unused void stp_pmap_free(struct stp_pmap *p);
+static __maybe_unused int stp_pmap_add(struct stp_pmap *p, const union stp_key *keys,
+				       s64 value);
+static __maybe_unused struct stp_map *stp_pmap_aggregate(struct stp_pmap *p);
+static __maybe_unused const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p,
+							     const union stp_key *keys);
+static __maybe_unused void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys);
+static __maybe_unused void stp_pmap_clear(struct stp_pmap *p);
+#endif
+
 #endif
