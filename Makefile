@@ -56,12 +56,14 @@ demo: all
 
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkglibexecdir) \
-		$(DESTDIR)$(pkgdatadir)/runtime $(DESTDIR)$(pkgdatadir)/tapset \
+		$(DESTDIR)$(pkgdatadir)/runtime $(DESTDIR)$(pkgdatadir)/runtime/autoconf \
+		$(DESTDIR)$(pkgdatadir)/tapset \
 		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
 	install -m 755 stap staprun/staprun $(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
 	install -m 644 runtime/*.h runtime/*.c $(DESTDIR)$(pkgdatadir)/runtime
+	install -m 644 runtime/autoconf/*.c $(DESTDIR)$(pkgdatadir)/runtime/autoconf
 	cd tapset && find . -name '*.stp' -o -name '*.stpm' | while read -r f; do \
 		install -D -m 644 "$$f" "$(DESTDIR)$(pkgdatadir)/tapset/$$f" || exit 1; done
 	for f in man/*; do \

@@ -58,7 +58,10 @@ static const char usage_text[] =
 "   -W            turn warnings into errors\n"
 "   -o FILE       send the script's output to FILE\n"
 "   --tmpdir DIR  make the temporary folder inside DIR (default $TMPDIR, /tmp)\n"
-"   --disable-cache  do not use the module cache (there is no cache yet: a no-op)\n"
+"   --disable-cache  neither read nor write the module cache\n"
+"   --poison-cache   do not read the module cache, but write to it\n"
+"   --clean-cache    remove the cache folder ($STAPLER_CACHE_DIR, else\n"
+"                 $XDG_CACHE_HOME/stapler, else ~/.cache/stapler) and exit\n"
 " * -c CMD        start CMD, run the script while it runs, stop when it exits\n"
 " * -x PID        set target() to PID and stop when it exits\n"
 "   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
@@ -82,6 +85,8 @@ enum long_only_options {
 	OPT_VP = 256,
 	OPT_TMPDIR,
 	OPT_DISABLE_CACHE,
+	OPT_POISON_CACHE,
+	OPT_CLEAN_CACHE,
 	OPT_PRIVILEGE,
 	OPT_UNPRIVILEGED,
 	OPT_SUPPRESS_HANDLER_ERRORS,
@@ -96,6 +101,8 @@ static const struct option long_options[] = {
 	{ "vp", required_argument, NULL, OPT_VP },
 	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+	{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
+	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 	{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
 	{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
 	{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
@@ -383,6 +390,7 @@ static void check_global_setting(const char *setting)
 static void parse_options(struct session *s, int argc, char **argv)
 {
 	const char *r_option = NULL;
+	bool clean_cache = false;
 	int opt;
 
 	s->last_pass = 5;
@@ -458,6 +466,14 @@ static void parse_options(struct session *s, int argc, char **argv)
 			tmpdir_parent = optarg;
 			break;
 		case OPT_DISABLE_CACHE:
+			cache_mode = CACHE_DISABLED;
+			break;
+		case OPT_POISON_CACHE:
+			if (cache_mode != CACHE_DISABLED)
+				cache_mode = CACHE_POISONED;
+			break;
+		case OPT_CLEAN_CACHE:
+			clean_cache = true;
 			break;
 		case 'c':
 			not_implemented("-c CMD (running a target command)");
@@ -494,6 +510,8 @@ static void parse_options(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
+	if (clean_cache)	/* like stap: the cleanup, then exit */
+		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
 	if (!s->script_text && !s->list_pattern) {
 		if (optind >= argc)
 			usage_error("a script file or -e SCRIPT is needed");
@@ -605,7 +623,7 @@ static int run_passes(struct session *s, int argc, char **argv)
 	struct stapfile *user;
 	struct preprocessor *pp;
 	struct program *prog;
-	char *c_source, *c_path, *report;
+	char *c_source, *c_path, *report, *cache_key_hex = NULL;
 	int errors = 0, library_files, rc;
 
 	parse_options(s, argc, argv);
@@ -678,6 +696,12 @@ static int run_passes(struct session *s, int argc, char **argv)
 		s->tmpdir = NULL;
 		return fail(s, 3, "translation failed");
 	}
+	/* the module cache: a hit skips passes 3 and 4 (-p3 prints the C, so it translates) */
+	if (s->last_pass >= 4 && cache_mode != CACHE_DISABLED) {
+		cache_key_hex = cache_key(s, prog, script->name, script->text);
+		if (cache_fetch(s, cache_key_hex))
+			goto compiled;
+	}
 	c_source = translate(s, prog);
 	if (!c_source)
 		return fail(s, 3, "translation failed");
@@ -706,6 +730,9 @@ static int run_passes(struct session *s, int argc, char **argv)
 		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" %s\n", s->module_name, report);
 		free(report);
 	}
+	if (cache_key_hex)
+		cache_store(s, cache_key_hex);
+compiled:
 	if (s->last_pass == 4) {
 		if (copy_module_here(s))
 			return fail(s, 4, "failed");

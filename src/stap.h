@@ -641,10 +641,42 @@ struct emitter {
 void emit(struct emitter *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *translate(struct session *s, struct program *prog);
 
-/* kbuild.c */
+/* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel
+ * build tree, giving stp_autoconf.h's STP_HAVE_NAME macros, which runtime/compat.h reads) */
 int build_module(struct session *s);
 char *default_module_name(struct session *s, const char *script_text);
 bool valid_module_name(const char *name);
+/* the folder holding stp_autoconf.h for the session's kernel (computing it if needed) */
+char *autoconf_dir(struct session *s);
+
+/* cache.c: modules and kernel API test results, in $STAPLER_CACHE_DIR, else
+ * $XDG_CACHE_HOME/stapler, else ~/.cache/stapler */
+enum cache_mode {
+	CACHE_USE,
+	CACHE_DISABLED,		/* --disable-cache: neither read nor written */
+	CACHE_POISONED,		/* --poison-cache: written, never read */
+};
+extern enum cache_mode cache_mode;
+struct hasher {
+	uint64_t a, b, len;
+};
+void hasher_init(struct hasher *h);
+void hash_bytes(struct hasher *h, const void *data, size_t len);
+void hash_string(struct hasher *h, const char *s);
+void hash_file(struct hasher *h, const char *path);
+void hash_file_stat(struct hasher *h, const char *path);
+void hash_tree(struct hasher *h, const char *dir, bool contents);
+void hash_kernel(struct hasher *h, struct session *s);
+char *hasher_hex(const struct hasher *h);	/* 32 hex digits */
+char *cache_dir(void);
+int make_dirs(const char *path);
+int install_file(const char *path, const void *data, size_t len);	/* atomic */
+int cache_clean(bool verbose);
+char *cache_key(struct session *s, struct program *prog, const char *script_name,
+		const char *script_text);
+bool cache_fetch(struct session *s, const char *key);
+void cache_store(struct session *s, const char *key);
+int rename_module_image(char *image, size_t len, const char *name);
 
 /* run.c */
 int run_module(struct session *s);

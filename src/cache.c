@@ -1,0 +1,526 @@
+/*
+ * cache.c - the module cache: passes 3 and 4 done once per script and conditions.
+ *
+ * Layout, in $STAPLER_CACHE_DIR, else $XDG_CACHE_HOME/stapler, else ~/.cache/stapler:
+ *   modules/KK/KEY.c, KEY.ko   a translated and compiled module (KK: KEY's first two digits)
+ *   autoconf/REL-KEY/stp_autoconf.h   the kernel API tests of one kernel build tree (kbuild.c)
+ * KEY hashes everything that changes the C or the build (cache_key()).  The module name is
+ * not part of it: a hit under another name is renamed in the copy, as staprun -R would.
+ * Files appear by rename() of a finished temporary file in the same folder, so two stap
+ * runs racing on one entry each see a whole file or none; the .ko is written last.
+ */
+#include "stap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum cache_mode cache_mode = CACHE_USE;
+
+/* ---- a 128-bit hash of many pieces (not cryptographic: keys of our own cache) ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+void hasher_init(struct hasher *h)
+{
+	h->a = 0x6a09e667f3bcc908ULL;
+	h->b = 0xbb67ae8584caa73bULL;
+	h->len = 0;
+}
+
+void hash_bytes(struct hasher *h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t w;
+
+	h->len += len;
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h->a = (h->a ^ w) * 0x9e3779b97f4a7c15ULL;
+		h->a ^= h->a >> 29;
+		h->b = (h->b + w) * 0xc2b2ae3d27d4eb4fULL;
+		h->b ^= h->b >> 31;
+	}
+	w = len;	/* the tail, with its length so "ab" + "" differs from "a" + "b" */
+	for (size_t i = 0; i < len; i++)
+		w |= (uint64_t)p[i] << (8 * (i + 1));
+	h->a = mix64(h->a ^ w);
+	h->b = mix64(h->b + w + h->len);
+}
+
+void hash_string(struct hasher *h, const char *s)
+{
+	hash_bytes(h, s ? s : "(null)", s ? strlen(s) + 1 : 6);
+}
+
+/* A file's contents, or a marker that it is missing. */
+void hash_file(struct hasher *h, const char *path)
+{
+	size_t len;
+	char *data = read_file(path, &len);
+
+	hash_string(h, path);
+	if (data)
+		hash_bytes(h, data, len);
+	else
+		hash_string(h, "(missing)");
+	free(data);
+}
+
+/* What identifies a file that is too large to read each run: size and modification time. */
+void hash_file_stat(struct hasher *h, const char *path)
+{
+	struct stat st;
+
+	hash_string(h, path);
+	if (stat(path, &st) == 0) {
+		int64_t v[4] = { st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino };
+
+		hash_bytes(h, v, sizeof(v));
+	} else {
+		hash_string(h, "(missing)");
+	}
+}
+
+char *hasher_hex(const struct hasher *h)
+{
+	return xasprintf("%016" PRIx64 "%016" PRIx64, mix64(h->a ^ h->len), mix64(h->b ^ h->a));
+}
+
+/* ---- folders ---- */
+
+char *cache_dir(void)
+{
+	const char *dir = getenv("STAPLER_CACHE_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (dir && *dir)
+		return xstrdup(dir);
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/stapler", xdg);
+	return xasprintf("%s/.cache/stapler", home && *home ? home : "/tmp");
+}
+
+/* mkdir -p */
+int make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *slash = strchr(p + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+	}
+	free(p);
+	return is_dir(path) ? 0 : -1;
+}
+
+/* PATH appears whole: written to a temporary name beside it, then renamed. */
+int install_file(const char *path, const void *data, size_t len)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
+	const char *p = data;
+	int fd, rc = -1;
+
+	if (slash)
+		*slash = '\0';
+	if (make_dirs(dir)) {
+		free(dir);
+		return -1;
+	}
+	tmp = xasprintf("%s/.tmp-XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto out;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			unlink(tmp);
+			goto out;
+		}
+		p += n;
+		len -= n;
+	}
+	fchmod(fd, 0644);
+	if (close(fd) || rename(tmp, path))
+		unlink(tmp);
+	else
+		rc = 0;
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT)
+		fprintf(stderr, "WARNING: cannot remove %s: %s\n", path, strerror(errno));
+	return 0;
+}
+
+/* --clean-cache: everything goes, modules and kernel API test results. */
+int cache_clean(bool verbose)
+{
+	char *dir = cache_dir();
+
+	if (is_dir(dir))
+		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (verbose)
+		fprintf(stderr, "Cleaned the cache folder %s\n", dir);
+	free(dir);
+	return 0;
+}
+
+/* ---- what the key covers ---- */
+
+/* The regular files under DIR (recursively), sorted: a stable order to hash them in. */
+static struct strlist tree_files(const char *dir)
+{
+	struct strlist files = { 0 }, dirs = { 0 };
+
+	strlist_add(&dirs, dir);
+	for (int i = 0; i < dirs.count; i++) {
+		DIR *d = opendir(dirs.items[i]);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char *path;
+
+			if (e->d_name[0] == '.')
+				continue;
+			path = xasprintf("%s/%s", dirs.items[i], e->d_name);
+			if (is_dir(path))
+				strlist_add(&dirs, path);
+			else if (is_file(path))
+				strlist_add(&files, path);
+			free(path);
+		}
+		closedir(d);
+	}
+	strlist_free(&dirs);
+	qsort(files.items, files.count, sizeof(files.items[0]), compare_strings);
+	return files;
+}
+
+/* Contents of the runtime (what the module is compiled from, autoconf probes included). */
+void hash_tree(struct hasher *h, const char *dir, bool contents)
+{
+	struct strlist files = tree_files(dir);
+
+	hash_string(h, dir);
+	for (int i = 0; i < files.count; i++) {
+		if (contents)
+			hash_file(h, files.items[i]);
+		else
+			hash_file_stat(h, files.items[i]);
+	}
+	strlist_free(&files);
+}
+
+/* The kernel build tree: its identity, and the configuration modules are built with. */
+void hash_kernel(struct hasher *h, struct session *s)
+{
+	static const char *const files[] = {
+		"Module.symvers", "include/generated/autoconf.h", "include/generated/utsrelease.h",
+		"Makefile",
+	};
+	char *real = realpath(s->kernel_build_dir, NULL);
+	char *config = xasprintf("%s/.config", s->kernel_build_dir);
+
+	hash_string(h, s->kernel_release);
+	hash_string(h, real ? real : s->kernel_build_dir);
+	hash_file(h, config);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = xasprintf("%s/%s", s->kernel_build_dir, files[i]);
+
+		hash_file_stat(h, path);
+		free(path);
+	}
+	/* make reads these from the environment */
+	static const char *const env[] = { "KCFLAGS", "KCPPFLAGS", "CC", "LLVM", "ARCH",
+					   "CROSS_COMPILE", "KBUILD_EXTRA_SYMBOLS" };
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		hash_string(h, env[i]);
+		hash_string(h, getenv(env[i]) ? getenv(env[i]) : "");
+	}
+	free(real);
+	free(config);
+}
+
+static void hash_strlist(struct hasher *h, const char *label, const struct strlist *l)
+{
+	hash_string(h, label);
+	for (int i = 0; i < l->count; i++)
+		hash_string(h, l->items[i]);
+	hash_string(h, "(end)");
+}
+
+/*
+ * The key of a script's module: the program pass 2 made (with bodies), plus the inputs
+ * that change the C without showing in it (source names and positions appear in the C's
+ * messages, so the script text and the tapsets' identities count), the translator, the
+ * runtime, the kernel and the options that change the C or the build.
+ */
+char *cache_key(struct session *s, struct program *prog, const char *script_name,
+		const char *script_text)
+{
+	struct hasher h;
+	char *dump = NULL, *exe;
+	size_t dump_len = 0;
+	FILE *f = open_memstream(&dump, &dump_len);
+
+	hasher_init(&h);
+	hash_string(&h, "stapler module cache 1");
+	hash_string(&h, STAPLER_VERSION);
+	exe = realpath("/proc/self/exe", NULL);
+	hash_file(&h, exe ? exe : "/proc/self/exe");
+	free(exe);
+	hash_tree(&h, s->runtime_dir, true);
+	hash_tree(&h, s->tapset_dir, false);
+	hash_strlist(&h, "-I", &s->include_dirs);
+	for (int i = 0; i < s->include_dirs.count; i++)
+		hash_tree(&h, s->include_dirs.items[i], false);
+
+	hash_string(&h, script_name);
+	hash_string(&h, script_text);
+	hash_strlist(&h, "args", &s->script_args);
+	if (f) {
+		dump_program(f, prog, true);
+		fclose(f);
+		hash_bytes(&h, dump, dump_len);
+		free(dump);
+	}
+
+	hash_kernel(&h, s);
+	hash_strlist(&h, "-D", &s->defines);
+	hash_strlist(&h, "-B", &s->make_args);
+	hash_strlist(&h, "-G", &s->global_settings);
+	hash_string(&h, s->guru ? "-g" : "");
+	hash_string(&h, s->unoptimized ? "-u" : "");
+	hash_string(&h, s->compat_version);
+	return hasher_hex(&h);
+}
+
+static char *entry_path(const char *key, const char *ext)
+{
+	char *dir = cache_dir();
+	char *path = xasprintf("%s/modules/%.2s/%s.%s", dir, key, key, ext);
+
+	free(dir);
+	return path;
+}
+
+/* ---- renaming a module image ---- */
+
+#define MODULE_NAME_FIELD 56	/* MODULE_NAME_LEN on 64-bit kernels: 64 - sizeof(long) */
+
+struct elf_section {
+	char *data;
+	size_t size;
+};
+
+/* The named section of a 64-bit little-endian ELF relocatable image, checked in bounds. */
+static bool find_section(char *image, size_t len, const char *name, struct elf_section *out)
+{
+	uint64_t shoff;
+	uint16_t shentsize, shnum, shstrndx;
+	const char *names;
+	uint64_t names_size;
+
+	if (len < 64 || memcmp(image, "\177ELF\2\1", 6))
+		return false;
+	memcpy(&shoff, image + 0x28, 8);
+	memcpy(&shentsize, image + 0x3a, 2);
+	memcpy(&shnum, image + 0x3c, 2);
+	memcpy(&shstrndx, image + 0x3e, 2);
+	if (shentsize < 64 || shstrndx >= shnum || shoff > len ||
+	    (uint64_t)shnum * shentsize > len - shoff)
+		return false;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint16_t i = 0; i < shnum; i++) {
+			const char *sh = image + shoff + (uint64_t)i * shentsize;
+			uint32_t name_off;
+			uint64_t off, size;
+
+			if (pass == 0 && i != shstrndx)
+				continue;
+			memcpy(&name_off, sh, 4);
+			memcpy(&off, sh + 0x18, 8);
+			memcpy(&size, sh + 0x20, 8);
+			if (off > len || size > len - off)
+				return false;
+			if (pass == 0) {
+				names = image + off;
+				names_size = size;
+				break;
+			}
+			if (name_off < names_size &&
+			    strnlen(names + name_off, names_size - name_off) == strlen(name) &&
+			    strcmp(names + name_off, name) == 0) {
+				out->data = image + off;
+				out->size = size;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Gives the module image the name NAME: the name field of its struct module, and the
+ * "name=" entry of its .modinfo (which has room for a name as long as the old one).
+ * Returns -1 when it cannot (then the caller builds the module afresh).
+ */
+int rename_module_image(char *image, size_t len, const char *name)
+{
+	struct elf_section info, mod;
+	size_t new_len = strlen(name), old_len;
+	char *entry = NULL, *field = NULL;
+
+	if (new_len >= MODULE_NAME_FIELD ||
+	    !find_section(image, len, ".modinfo", &info) ||
+	    !find_section(image, len, ".gnu.linkonce.this_module", &mod))
+		return -1;
+	for (size_t i = 0; i < info.size; i += strnlen(info.data + i, info.size - i) + 1) {
+		if (info.size - i > 5 && memcmp(info.data + i, "name=", 5) == 0 &&
+		    memchr(info.data + i, '\0', info.size - i)) {
+			entry = info.data + i;
+			break;
+		}
+	}
+	if (!entry)
+		return -1;
+	old_len = strlen(entry + 5);
+	if (old_len == new_len && memcmp(entry + 5, name, new_len) == 0)
+		return 0;
+	if (new_len > old_len || old_len >= MODULE_NAME_FIELD)
+		return -1;
+	/* the field: the old name, then NULs to the end of the array */
+	for (size_t i = 0; i + MODULE_NAME_FIELD <= mod.size; i++) {
+		char *p = mod.data + i;
+		size_t j;
+
+		if (memcmp(p, entry + 5, old_len + 1))
+			continue;
+		for (j = old_len; j < MODULE_NAME_FIELD && !p[j]; j++)
+			;
+		if (j == MODULE_NAME_FIELD) {
+			field = p;
+			break;
+		}
+	}
+	if (!field)
+		return -1;
+	memset(field, 0, MODULE_NAME_FIELD);
+	memcpy(field, name, new_len);
+	/* NULs after an entry are empty entries, which the kernel's modinfo reader skips */
+	memset(entry + 5, 0, old_len);
+	memcpy(entry + 5, name, new_len);
+	return 0;
+}
+
+/* ---- lookup and store ---- */
+
+/*
+ * A cached module for KEY: its C and .ko copied into the work folder under the session's
+ * module name.  Returns true on a hit (s->module_path set).
+ */
+bool cache_fetch(struct session *s, const char *key)
+{
+	char *c_cached, *ko_cached, *c_data = NULL, *ko_data = NULL, *c_path = NULL, *ko_path;
+	size_t c_len, ko_len;
+	bool hit = false;
+
+	if (cache_mode != CACHE_USE)
+		return false;
+	c_cached = entry_path(key, "c");
+	ko_cached = entry_path(key, "ko");
+	ko_path = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
+	if (!(ko_data = read_file(ko_cached, &ko_len)) || !(c_data = read_file(c_cached, &c_len)))
+		goto out;
+	if (rename_module_image(ko_data, ko_len, s->module_name)) {
+		if (verbose_at(s, 4, 1))
+			fprintf(stderr, "Pass 4: cached %s cannot be renamed to %s; compiling "
+				"afresh\n", ko_cached, s->module_name);
+		goto out;
+	}
+	c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
+	if (write_file(c_path, c_data, c_len) || write_file(ko_path, ko_data, ko_len))
+		goto out;
+	/* recently used: a future size limit would prune by this */
+	utimensat(AT_FDCWD, ko_cached, NULL, 0);
+	if (verbose_at(s, 3, 1))
+		fprintf(stderr, "Pass 3: using cached %s\n", c_cached);
+	if (verbose_at(s, 4, 1))
+		fprintf(stderr, "Pass 4: using cached %s\n", ko_cached);
+	s->module_path = ko_path;
+	ko_path = NULL;
+	hit = true;
+out:
+	free(c_cached);
+	free(ko_cached);
+	free(c_data);
+	free(ko_data);
+	free(c_path);
+	free(ko_path);
+	return hit;
+}
+
+/* After a successful pass 4: the C, then the .ko (whose presence completes the entry). */
+void cache_store(struct session *s, const char *key)
+{
+	char *c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
+	char *c_cached = entry_path(key, "c");
+	char *ko_cached = entry_path(key, "ko");
+	char *c_data = read_file(c_path, NULL), *ko_data = NULL;
+	size_t ko_len;
+
+	if (cache_mode == CACHE_DISABLED || !c_data || !s->module_path)
+		goto out;
+	ko_data = read_file(s->module_path, &ko_len);
+	if (!ko_data || install_file(c_cached, c_data, strlen(c_data)) ||
+	    install_file(ko_cached, ko_data, ko_len)) {
+		if (verbose_at(s, 4, 1))
+			fprintf(stderr, "Pass 4: cannot write to the cache %s: %s\n", ko_cached,
+				strerror(errno));
+	} else if (verbose_at(s, 4, 2)) {
+		fprintf(stderr, "Copying %s to %s\n", s->module_path, ko_cached);
+	}
+out:
+	free(c_path);
+	free(c_cached);
+	free(ko_cached);
+	free(c_data);
+	free(ko_data);
+}

@@ -1,0 +1,158 @@
+# build.sh - layer 3b: pass 4 on the host against the reference kernel's headers: the
+# kernel API tests (stp_autoconf.h), the module cache, and the options of pass 4 (-p4, -m,
+# -k, -B, -r DIR, --disable-cache, --clean-cache).  Each module build takes seconds, so the
+# cases share builds: about six builds in all.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if ! rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) || [ ! -d "/lib/modules/$rel/build" ]; then
+	skip "build: every test (no reference kernel headers; run ./setup)"
+	exit 0
+fi
+work=$WORK/build
+rm -rf "$work"
+mkdir -p "$work/a" "$work/b" "$work/c" "$work/tmp"
+export STAPLER_CACHE_DIR=$work/cache TMPDIR=$work/tmp
+kbuild=$(readlink -f "/lib/modules/$rel/build")
+headers=$(readlink -f "/lib/modules/$rel/source")/include/linux
+printf '%s\n' 'probe begin { println("hello world") exit() }' >"$work/hello.stp"
+
+# check NAME CONDITION-COMMAND... [-- DETAILS]: PASS when the command succeeds
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "build: $name"; else fail "build: $name" "${details:-}"; fi
+	details=
+}
+has() { grep -Eq -- "$1" <<<"$2"; }
+lacks() { ! grep -Eq -- "$1" <<<"$2"; }
+
+# 1. the first build: the kernel API tests, then the module
+out=$(cd "$work/a" && "$STAP" -v -p4 -r "$rel" -m b_hello ../hello.stp 2>&1)
+status=$?
+details=$out
+check "-p4 prints the module's name and leaves it in the current folder" \
+	test $status = 0 -a -f "$work/a/b_hello.ko" -a "$(tail -n 1 <<<"$out")" = b_hello.ko
+details=$out
+check "-v says the kernel API tests ran" has '^Pass 4: tested [0-9]+ kernel APIs of '"$rel" "$out"
+details=$out
+check "-v reports pass 4" has '^Pass 4: compiled C into "b_hello.ko" in [0-9]+usr/' "$out"
+name=$(readelf -p .modinfo "$work/a/b_hello.ko" 2>/dev/null | grep -o 'name=[a-z_]*')
+check "-m names the module" test "$name" = name=b_hello
+
+# the kernel API tests' answers are what the reference kernel's headers say
+autoconf=$(ls "$STAPLER_CACHE_DIR"/autoconf/"$rel"-*/stp_autoconf.h 2>/dev/null | head -n 1)
+if [ -z "$autoconf" ]; then
+	fail "build: the kernel API tests are cached per kernel" "$(find "$STAPLER_CACHE_DIR")"
+else
+	pass "build: the kernel API tests are cached per kernel"
+	wrong=()
+	# MACRO HEADER REGEX: defined exactly when the header matches
+	while read -r macro header regex; do
+		if grep -Eq -- "$regex" "$headers/$header"; then want=defined; else want=undefined; fi
+		if grep -q "^#define STP_HAVE_$macro 1\$" "$autoconf"; then got=defined; else got=undefined; fi
+		[ "$want" = "$got" ] || wrong+=("STP_HAVE_$macro is $got, but $header says $want")
+	done <<'EOF'
+TIMER_DELETE_SYNC timer.h ^extern int timer_delete_sync\(
+DEL_TIMER_SYNC timer.h int del_timer_sync\(
+TIMER_CONTAINER_OF timer.h ^#define timer_container_of\(
+FROM_TIMER timer.h ^#define from_timer\(
+HRTIMER_SETUP hrtimer.h void hrtimer_setup\(
+HRTIMER_INIT hrtimer.h void hrtimer_init\(
+PROC_OPS proc_fs.h ^struct proc_ops \{
+PDE_DATA proc_fs.h \*pde_data\(
+COPY_FROM_KERNEL_NOFAULT uaccess.h ^long copy_from_kernel_nofault\(
+PROBE_KERNEL_READ uaccess.h probe_kernel_read\(
+GET_KRETPROBE kprobes.h kretprobe \*get_kretprobe\(
+GET_RANDOM_U32_BELOW random.h u32 get_random_u32_below\(
+TASK_WORK_CANCEL_FUNC task_work.h task_work_cancel_func\(struct task_struct \*, task_work_func_t\)
+TASK_WORK_CANCEL_CB task_work.h ^bool task_work_cancel\(struct task_struct \*task, struct callback_head \*cb\)
+EOF
+	if [ ${#wrong[@]} -eq 0 ]; then
+		pass "build: the kernel API tests agree with the reference kernel's headers"
+	else
+		fail "build: the kernel API tests agree with the reference kernel's headers" "${wrong[@]}"
+	fi
+fi
+
+# 2. the same script again: passes 3 and 4 come from the cache, the same .ko
+out=$(cd "$work/b" && "$STAP" -v -p4 -r "$rel" -m b_hello ../hello.stp 2>&1)
+details=$out
+check "a cache hit says \"Pass 3: using cached\" and \"Pass 4: using cached\"" \
+	grep -Pzq '\nPass 3: using cached /.*/modules/../[0-9a-f]{32}\.c\nPass 4: using cached /.*\.ko\n' <<<"$out"
+check "a cache hit gives the identical .ko" cmp -s "$work/a/b_hello.ko" "$work/b/b_hello.ko"
+details=$out
+check "a cache hit compiles nothing" lacks 'compiled C into|tested [0-9]+ kernel APIs' "$out"
+
+# -r DIR is the same kernel as -r RELEASE (a hit), and the hit is renamed for another -m
+out=$(cd "$work/b" && "$STAP" -v -p4 -r "/lib/modules/$rel/build" -m b_hel ../hello.stp 2>&1)
+details=$out
+check "-r /path/to/build names the same kernel as -r RELEASE" \
+	has '^Pass 4: using cached' "$out"
+modinfo=$(readelf -p .modinfo "$work/b/b_hel.ko" 2>/dev/null)
+objcopy -O binary --only-section=.gnu.linkonce.this_module "$work/b/b_hel.ko" "$work/this" 2>/dev/null
+this=$(tr '\0' '\n' <"$work/this" 2>/dev/null | grep -a '^b_hel')
+details="$modinfo"
+check "a hit under another -m is renamed (.modinfo and struct module)" \
+	test -n "$(grep -o 'name=b_hel$' <<<"$modinfo")" -a "$this" = b_hel
+
+# 3. --disable-cache rebuilds and writes nothing; -B reaches make; -k keeps the folder
+before=$(find "$STAPLER_CACHE_DIR" -type f | sort)
+rm -rf "$work/tmp"/*
+out=$(cd "$work/c" && "$STAP" -v -p4 -r "$rel" -m b_hello --disable-cache -k -B V=1 \
+	-B KCFLAGS=-DSTAPLER_B_CHECK=1 ../hello.stp 2>&1)
+kept=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' <<<"$out")
+details=$out
+check "--disable-cache compiles again" has '^Pass 4: compiled C into' "$out"
+details=$out
+check "--disable-cache does not read the cache" lacks 'using cached' "$out"
+check "--disable-cache does not write the cache" test "$before" = "$(find "$STAPLER_CACHE_DIR" -type f | sort)"
+details=$out
+check "-k keeps the temporary folder and says where" \
+	test -n "$kept" -a -f "$kept/b_hello.ko" -a -f "$kept/b_hello.c" -a -f "$kept/Kbuild"
+details=$(head -c 3000 "$kept/make.log" 2>/dev/null)
+check "-B options reach make (V=1 shows commands, KCFLAGS reaches the compiler)" \
+	grep -q -- 'gcc.*-DSTAPLER_B_CHECK=1.*b_hello\.c' "$kept/make.log"
+
+# 4. a changed -D misses; the kernel API tests come from the cache
+out=$(cd "$work/c" && "$STAP" -vv -p4 -r "$rel" -m b_hello -D MAXACTION=500 ../hello.stp 2>&1)
+details=$out
+check "a changed -D misses the cache" has '^Pass 4: compiled C into' "$out"
+details=$out
+check "the kernel API tests are not run again" \
+	has '^Pass 4: using cached kernel API tests .*/stp_autoconf.h$' "$out"
+
+# 5. a compiler error in embedded C points at the script's line; make's chatter is left out
+printf '%s\n' 'function f() %{' '	int x = 1;' '	this is not C;' '%}' 'probe begin { f() }' \
+	>"$work/bad.stp"
+out=$(cd "$work/c" && "$STAP" -g -p4 -r "$rel" ../bad.stp 2>&1)
+status=$?
+details=$out
+check "a compiler error in embedded C names the script's line" \
+	test $status = 1 -a -n "$(grep -E '^\.\./bad\.stp:3:[0-9]+: error' <<<"$out")"
+details=$out
+check "a failed pass 4 ends with stap's message" \
+	has '^Pass 4: compilation failed\.  \[man error::pass4\]$' "$out"
+details=$out
+check "a failed pass 4 shows the compiler's messages, not make's" lacks '^make(\[[0-9]+\])?: ' "$out"
+
+# 6. two runs of a new script at once both succeed and leave one whole entry
+printf '%s\n' 'probe begin { println("racing") exit() }' >"$work/race.stp"
+(cd "$work/a" && "$STAP" -p4 -r "$rel" -m b_race ../race.stp >out 2>&1; echo $? >status) &
+(cd "$work/b" && "$STAP" -p4 -r "$rel" -m b_race ../race.stp >out 2>&1; echo $? >status) &
+wait
+details="$(cat "$work/a/out" "$work/b/out")"
+check "two runs of one script at once both succeed" \
+	test "$(cat "$work/a/status")$(cat "$work/b/status")" = 00 -a -f "$work/a/b_race.ko" -a \
+	-f "$work/b/b_race.ko"
+details=$(find "$STAPLER_CACHE_DIR")
+check "the cache holds no temporary files after a race" \
+	test -z "$(find "$STAPLER_CACHE_DIR" -name '.tmp-*')"
+out=$(cd "$work/c" && "$STAP" -v -p4 -r "$rel" -m b_race ../race.stp 2>&1)
+details=$out
+check "the raced entry is whole (a later run hits it)" has '^Pass 4: using cached' "$out"
+
+# 7. --clean-cache removes it all and exits
+out=$("$STAP" --clean-cache 2>&1)
+status=$?
+details=$out
+check "--clean-cache empties the cache and exits" test $status = 0 -a ! -e "$STAPLER_CACHE_DIR"
