@@ -1,2 +1,148 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kprobe.c - (being written) */
+/*
+ * kprobe.c - kprobe.* probes: a kprobe on a function entry or an absolute address, or a
+ * kretprobe on a function's return.
+ *
+ * Functions are found by name when the session starts ("name", or "module:name" for a
+ * module's, which the kernel resolves only while that module is loaded), so a missing
+ * one is known only then.  As in stap, a probe that fails to register is a warning and
+ * the others go on; only when none of them registers does the session fail to start.
+ * At the end, hits the kernel could not deliver (a kprobe hit while another kprobe ran on
+ * that CPU, a return missed because every kretprobe instance was in use) count as
+ * skipped probes and are reported per probe.
+ */
+
+/* One kprobe; pass 3 writes a table of them (the fields before the run-time state). */
+struct stp_kprobe_probe {
+	const struct stp_probe *probe;
+	const char *symbol;		/* "name" or "module:name"; NULL: at address */
+	unsigned long address;
+	bool is_return;
+	int maxactive;			/* <= 0: the kernel's default */
+	/* run-time state */
+	bool registered;
+	union {
+		struct kprobe kp;
+		struct kretprobe krp;
+	} u;
+};
+
+static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct stp_kprobe_probe *k = container_of(kp, struct stp_kprobe_probe, u.kp);
+	struct stp_hit hit = { .regs = regs };
+
+	stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
+	return 0;
+}
+
+static int stp_kretprobe_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = stp_kretprobe_of(ri);
+	struct stp_kprobe_probe *k;
+	struct stp_hit hit = { .regs = regs, .is_return = true, .data = ri };
+
+	if (unlikely(!rp))	/* being unregistered */
+		return 0;
+	k = container_of(rp, struct stp_kprobe_probe, u.krp);
+	stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
+	return 0;
+}
+
+static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
+{
+	struct kprobe *kp = k->is_return ? &k->u.krp.kp : &k->u.kp;
+
+	memset(&k->u, 0, sizeof(k->u));
+	if (k->symbol)
+		kp->symbol_name = k->symbol;
+	else
+		kp->addr = (kprobe_opcode_t *)k->address;
+	if (!k->is_return) {
+		kp->pre_handler = stp_kprobe_pre_handler;
+		return register_kprobe(kp);
+	}
+	k->u.krp.handler = stp_kretprobe_handler;
+	if (k->maxactive > 0)
+		k->u.krp.maxactive = k->maxactive;
+	return register_kretprobe(&k->u.krp);
+}
+
+/* What the kernel could not deliver to K: counted as skipped, and said once per probe. */
+static void stp_kprobe_report_missed(struct stp_kprobe_probe *k)
+{
+	unsigned long missed;
+
+	if (k->is_return) {
+		missed = k->u.krp.nmissed + k->u.krp.kp.nmissed;
+		if (missed)
+			_stp_warn("Skipped due to missed kretprobe on '%s': %lu", k->probe->point,
+				  missed);
+	} else {
+		missed = k->u.kp.nmissed;
+		if (missed)
+			_stp_warn("Skipped due to missed kprobe on '%s': %lu", k->probe->point,
+				  missed);
+	}
+	atomic64_add(missed, &stp_skipped_count);
+}
+
+static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe_probe *probes, size_t count)
+{
+	struct kprobe **kps = kcalloc(count, sizeof(*kps), GFP_KERNEL);
+	struct kretprobe **krps = kcalloc(count, sizeof(*krps), GFP_KERNEL);
+	size_t i, nkp = 0, nkrp = 0;
+
+	for (i = 0; i < count; i++) {
+		struct stp_kprobe_probe *k = &probes[i];
+
+		if (!k->registered)
+			continue;
+		if (k->is_return && krps)
+			krps[nkrp++] = &k->u.krp;
+		else if (k->is_return)
+			unregister_kretprobe(&k->u.krp);
+		else if (kps)
+			kps[nkp++] = &k->u.kp;
+		else
+			unregister_kprobe(&k->u.kp);
+	}
+	/* in batches: one RCU grace period for all of them */
+	if (nkp)
+		unregister_kprobes(kps, nkp);
+	if (nkrp)
+		unregister_kretprobes(krps, nkrp);
+	kfree(kps);
+	kfree(krps);
+	for (i = 0; i < count; i++) {
+		if (!probes[i].registered)
+			continue;
+		stp_kprobe_report_missed(&probes[i]);
+		probes[i].registered = false;
+	}
+}
+
+/* Registers what it can; fails only when nothing registers (with the last error). */
+static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, size_t count)
+{
+	size_t i, ok = 0;
+	int rc = 0;
+
+	for (i = 0; i < count; i++) {
+		int err = stp_kprobe_register_one(&probes[i]);
+
+		if (err) {
+			_stp_warn("probe %s registration error (rc %d)", probes[i].probe->point,
+				  err);
+			rc = err;
+			continue;
+		}
+		probes[i].registered = true;
+		ok++;
+	}
+	if (ok == 0 && count > 0) {
+		_stp_error("no kprobe could be registered (rc %d)", rc);
+		return rc;
+	}
+	return 0;
+}

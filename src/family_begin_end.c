@@ -67,6 +67,7 @@ static void begin_end_emit(struct emitter *e, struct program *prog)
 {
 	int begins = emit_table(e, prog, "begin");
 	int ends = emit_table(e, prog, "end");
+	int errors = emit_table(e, prog, "error");
 
 	emit(e, "static int stp_register_begin_end(void)\n{\n");
 	if (begins)
@@ -74,19 +75,16 @@ static void begin_end_emit(struct emitter *e, struct program *prog)
 			"STP_SESSION_STARTING);\n");
 	emit(e, "\treturn 0;\n}\n\n");
 	emit(e, "static void stp_unregister_begin_end(bool run_end_probes)\n{\n");
-	if (ends)
+	if (ends || errors)
 		emit(e, "\tif (run_end_probes)\n"
-			"\t\tstp_run_probe_table(stp_end_probes, ARRAY_SIZE(stp_end_probes), "
-			"STP_SESSION_STOPPING);\n");
+			"\t\tstp_run_end_or_error(%s, %s,\n\t\t\t\t     %s, %s);\n",
+		     ends ? "stp_end_probes" : "NULL",
+		     ends ? "ARRAY_SIZE(stp_end_probes)" : "0",
+		     errors ? "stp_error_probes" : "NULL",
+		     errors ? "ARRAY_SIZE(stp_error_probes)" : "0");
 	else
 		emit(e, "\t(void)run_end_probes;\n");
 	emit(e, "}\n\n");
-}
-
-/* Pass 3 can run begin, end and never probes; error probes need the runtime's error path. */
-static const char *begin_end_missing(struct derived_probe *dp)
-{
-	return is_kind(dp, "error") ? "error probes" : NULL;
 }
 
 const struct probe_family begin_end_family = {
@@ -94,5 +92,4 @@ const struct probe_family begin_end_family = {
 	.templates = begin_end_templates,
 	.build = begin_end_build,
 	.emit = begin_end_emit,
-	.missing = begin_end_missing,
 };

@@ -127,15 +127,62 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
+/* The table runtime/kprobe.c registers, one entry per probe. */
+static void kprobe_emit(struct emitter *e, struct program *prog)
+{
+	emit(e, "static struct stp_kprobe_probe stp_kprobe_probes[] = {\n");
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		struct kprobe_probe *k = dp->data;
+		struct strbuf sb = { 0 };
+		char *text;
+
+		if (dp->family != &kprobe_family)
+			continue;
+		sb_printf(&sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
+		if (k->symbol) {
+			/* the kernel finds "module:name" while that module is loaded */
+			text = k->module ? xasprintf("%s:%s", k->module, k->symbol) :
+					   xstrdup(k->symbol);
+			sb_puts(&sb, ".symbol = ");
+			sb_put_c_string(&sb, text);
+			free(text);
+		} else {
+			sb_printf(&sb, ".address = %#" PRIx64 "UL", k->address);
+		}
+		if (k->is_return)
+			sb_puts(&sb, ", .is_return = true");
+		if (k->maxactive > 0)	/* the kernel's field is an int */
+			sb_printf(&sb, ", .maxactive = %" PRId64,
+				  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
+		sb_puts(&sb, " },\n");
+		text = sb_steal(&sb);
+		emit(e, "%s", text);
+		free(text);
+	}
+	emit(e, "};\n\n");
+	emit(e, "static int stp_register_kprobe(void)\n{\n"
+		"\treturn stp_kprobes_register(stp_kprobe_probes, ARRAY_SIZE(stp_kprobe_probes));\n"
+		"}\n\n");
+	emit(e, "static void stp_unregister_kprobe(bool run_end_probes)\n{\n"
+		"\t(void)run_end_probes;\n"
+		"\tstp_kprobes_unregister(stp_kprobe_probes, ARRAY_SIZE(stp_kprobe_probes));\n"
+		"}\n\n");
+}
+
+/* A module's functions are found by exact name at run time: no wildcards there. */
 static const char *kprobe_missing(struct derived_probe *dp)
 {
-	(void)dp;
-	return "kprobes";
+	struct kprobe_probe *k = dp->data;
+
+	if (k->module && (strpbrk(k->module, "*?[") || strpbrk(k->symbol, "*?[")))
+		return "wildcards in kprobe.module() probes";
+	return NULL;
 }
 
 const struct probe_family kprobe_family = {
 	.name = "kprobe",
 	.templates = kprobe_templates,
 	.build = kprobe_build,
+	.emit = kprobe_emit,
 	.missing = kprobe_missing,
 };

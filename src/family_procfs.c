@@ -12,6 +12,7 @@
 #include "stap.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const procfs_templates[] = {
@@ -117,15 +118,62 @@ static bool procfs_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
-static const char *procfs_missing(struct derived_probe *dp)
+/* The table runtime/procfs.c creates the files from: one entry per path. */
+static void procfs_emit(struct emitter *e, struct program *prog)
 {
-	(void)dp;
-	return "procfs probes";
+	emit(e, "static struct stp_procfs_file stp_procfs_files[] = {\n");
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		struct derived_probe *reader = NULL, *writer = NULL;
+		struct procfs_probe *f = dp->data;
+		int64_t maxsize = 0, umask = -1;
+		struct strbuf sb = { 0 };
+		bool seen = false;
+		char *text;
+
+		if (dp->family != &procfs_family)
+			continue;
+		for (struct derived_probe *o = prog->probes; o != dp; o = o->next)
+			seen |= o->family == &procfs_family &&
+				strcmp(((struct procfs_probe *)o->data)->path, f->path) == 0;
+		if (seen)	/* its file was written with the first probe of that path */
+			continue;
+		for (struct derived_probe *o = dp; o; o = o->next) {
+			struct procfs_probe *of = o->data;
+
+			if (o->family != &procfs_family || strcmp(of->path, f->path) != 0)
+				continue;
+			if (of->write)
+				writer = o;
+			else
+				reader = o, maxsize = of->maxsize;
+			if (umask < 0)	/* the first umask given for the file */
+				umask = of->umask;
+		}
+		sb_puts(&sb, "\t{ .path = ");
+		sb_put_c_string(&sb, f->path);
+		if (reader)
+			sb_printf(&sb, ", .read_probe = &stp_probes[%d]", reader->index);
+		if (writer)
+			sb_printf(&sb, ", .write_probe = &stp_probes[%d]", writer->index);
+		sb_printf(&sb, ", .maxsize = %" PRId64 ", .umask = %s%" PRIo64 " },\n", maxsize,
+			  umask < 0 ? "-" : "0", umask < 0 ? -umask : umask);
+		text = sb_steal(&sb);
+		emit(e, "%s", text);
+		free(text);
+	}
+	emit(e, "};\n\n");
+	emit(e, "static int stp_register_procfs(void)\n{\n"
+		"\treturn stp_procfs_register(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n"
+		"}\n\n");
+	emit(e, "static void stp_unregister_procfs(bool run_end_probes)\n{\n"
+		"\t(void)run_end_probes;\n"
+		"\tstp_procfs_unregister(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n"
+		"}\n\n");
 }
 
 const struct probe_family procfs_family = {
 	.name = "procfs",
 	.templates = procfs_templates,
 	.build = procfs_build,
-	.missing = procfs_missing,
+	.emit = procfs_emit,
 };

@@ -132,15 +132,34 @@ static bool timer_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
-static const char *timer_missing(struct derived_probe *dp)
+/* The table runtime/timer.c starts and cancels, one entry per timer probe. */
+static void timer_emit(struct emitter *e, struct program *prog)
 {
-	(void)dp;
-	return "timer probes";
+	emit(e, "static struct stp_timer_probe stp_timer_probes[] = {\n");
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		struct timer_probe *t = dp->data;
+
+		if (dp->family != &timer_family)
+			continue;
+		emit(e, "\t{ .probe = &stp_probes[%d], .kind = %s, .interval = %" PRId64 "ULL, "
+			".randomize = %" PRId64 "ULL },\n", dp->index,
+		     t->profile ? "STP_TIMER_PROFILE" : t->jiffies ? "STP_TIMER_JIFFIES" :
+								  "STP_TIMER_HR",
+		     t->interval, t->randomize);
+	}
+	emit(e, "};\n\n");
+	emit(e, "static int stp_register_timer(void)\n{\n"
+		"\treturn stp_timers_register(stp_timer_probes, ARRAY_SIZE(stp_timer_probes));\n"
+		"}\n\n");
+	emit(e, "static void stp_unregister_timer(bool run_end_probes)\n{\n"
+		"\t(void)run_end_probes;\n"
+		"\tstp_timers_unregister(stp_timer_probes, ARRAY_SIZE(stp_timer_probes));\n"
+		"}\n\n");
 }
 
 const struct probe_family timer_family = {
 	.name = "timer",
 	.templates = timer_templates,
 	.build = timer_build,
-	.missing = timer_missing,
+	.emit = timer_emit,
 };
