@@ -133,6 +133,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->last_stmt = NULL;
 	c->actions_remaining = MAXACTION;
 	c->nesting = 0;
+	c->next_called = false;
 
 	probe->handler(c);
 

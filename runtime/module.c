@@ -55,9 +55,16 @@ static int __init stp_module_init(void)
 
 	if (rc)
 		return rc;
+	rc = stp_script_alloc();
+	if (rc) {
+		stp_script_free();
+		stp_contexts_free();
+		return rc;
+	}
 	rc = stp_transport_init();
 	if (rc) {
 		stp_transport_close();
+		stp_script_free();
 		stp_contexts_free();
 	}
 	return rc;
@@ -71,6 +78,7 @@ static void __exit stp_module_exit(void)
 		atomic_set(&stp_session_state, STP_SESSION_STOPPED);
 	}
 	stp_transport_close();
+	stp_script_free();
 	stp_contexts_free();
 }
 

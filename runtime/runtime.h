@@ -30,6 +30,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
@@ -126,6 +127,7 @@ struct context {
 	const char *last_stmt;		/* "identifier 'x' at <input>:2:3" */
 	long actions_remaining;		/* MAXACTION budget of this hit */
 	int nesting;			/* function call depth, up to MAXNESTING */
+	bool next_called;		/* a function ran `next`: its next overload takes over */
 	char error_buf[MAXSTRINGLEN];
 	size_t print_len;
 	char print_buf[STP_PRINT_BUF_SIZE];
@@ -164,6 +166,7 @@ static __maybe_unused char *stp_string_copy(char *dst, const char *src);
 static __maybe_unused char *stp_string_append(char *dst, const char *src);
 static __maybe_unused char *stp_string_concat(char *tmp, const char *a, const char *b);
 static __maybe_unused int stp_string_compare(const char *a, const char *b);
+static __maybe_unused char *stp_string_append_long(char *dst, s64 v);
 
 /* arith.c */
 static __maybe_unused s64 stp_divide(struct context *c, s64 a, s64 b, const char *where);
@@ -178,6 +181,18 @@ static __maybe_unused int stp_read_user(struct context *c, void *dst, unsigned l
 					size_t len);
 /* Copies without reporting: 0 or -EFAULT (format.c's %m, and the unit shim's memcpy). */
 static __maybe_unused int stp_copy_kernel_nofault(void *dst, unsigned long addr, size_t len);
+/* A C string of at most SIZE - 1 bytes into DST (NUL-terminated): its length, or -EFAULT
+ * after a soft error "kernel/user string copy fault ...".  With c NULL the two string
+ * readers and stp_read_kernel/stp_read_user report nothing (DST is zeroed or ""). */
+static __maybe_unused long stp_read_kernel_string(struct context *c, char *dst,
+						  unsigned long addr, size_t size);
+static __maybe_unused long stp_read_user_string(struct context *c, char *dst,
+						unsigned long addr, size_t size);
+/* The N bytes at BUF (of SIZE) rewritten in place as C escapes (\n, \", \ooo), at most
+ * MAXLEN characters (0: SIZE - 1), in double quotes if QUOTED; returns the new length.
+ * For text_str(), text_strn() and the *_quoted tapset functions. */
+static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
+					     bool quoted);
 
 /*
  * format.c: stap's printf language (%d %i %u %x %X %o %s %c %p %b %m %M %%, flags
@@ -316,6 +331,8 @@ static void stp_handle_exit(void);
 
 /* Defined by the script's C file (pass 3). */
 static size_t stp_script_frame_size(void);
+static int stp_script_alloc(void);		/* the globals' maps and statistics, at load */
+static void stp_script_free(void);
 static int stp_script_start(void);		/* register probes, run begin probes */
 static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes */
 

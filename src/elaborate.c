@@ -406,6 +406,109 @@ static void add_display_probes(struct elaborator *el)
 	}
 }
 
+/* ---- arrays changed inside their own foreach ---- */
+
+/* The variable an assignment, increment, delete or <<< changes: x, or a in a[k]. */
+static struct node *changed_variable(struct node *n)
+{
+	struct node *target;
+
+	switch (n->kind) {
+	case ND_ASSIGN: case ND_INCREMENT: case ND_DELETE: case ND_ACCUMULATE:
+		target = n->lhs;
+		if (target->kind == ND_INDEX)
+			target = target->lhs;
+		return target->kind == ND_VAR && target->sym ? target : NULL;
+	default:
+		return NULL;
+	}
+}
+
+struct foreach_check {
+	struct elaborator *el;
+	struct symbol *iterating[16];	/* the arrays of the enclosing foreach loops */
+	int depth;
+	struct function *walking[64];	/* functions being searched for changes */
+	int nwalking;
+	struct symbol *wanted;		/* changed_by_call(): the array looked for */
+	bool found;
+};
+
+static bool find_change(struct node *n, void *arg)
+{
+	struct foreach_check *fc = arg;
+	struct node *v = changed_variable(n);
+
+	if (fc->found)
+		return false;
+	if (v && v->sym == fc->wanted) {
+		fc->found = true;
+		return false;
+	}
+	if (n->kind == ND_CALL && n->func) {
+		for (int i = 0; i < fc->nwalking; i++)
+			if (fc->walking[i] == n->func)
+				return true;
+		if (fc->nwalking == (int)(sizeof(fc->walking) / sizeof(fc->walking[0])))
+			return true;
+		fc->walking[fc->nwalking++] = n->func;
+		walk_nodes(n->func->body, find_change, fc);
+	}
+	return true;
+}
+
+/* Whether calling F may change the global SYM (through the functions it calls, too). */
+static bool changed_by_call(struct function *f, struct symbol *sym)
+{
+	struct foreach_check fc = { .wanted = sym };
+
+	fc.walking[fc.nwalking++] = f;
+	walk_nodes(f->body, find_change, &fc);
+	return fc.found;
+}
+
+static bool check_foreach_node(struct node *n, void *arg)
+{
+	struct foreach_check *fc = arg;
+	struct node *v = changed_variable(n);
+
+	for (int i = 0; i < fc->depth; i++) {
+		if (v && v->sym == fc->iterating[i]) {
+			semantic_error(fc->el, v->tok, "variable '%s' modified during 'foreach' "
+				       "iteration", v->sym->name);
+			break;
+		}
+		if (n->kind == ND_CALL && n->func && fc->iterating[i]->kind == SYM_GLOBAL &&
+		    changed_by_call(n->func, fc->iterating[i])) {
+			semantic_error(fc->el, n->tok, "function call modifies var '%s' during "
+				       "'foreach' iteration", fc->iterating[i]->name);
+			break;
+		}
+	}
+	if (n->kind == ND_FOREACH && n->foreach->array->kind == ND_VAR &&
+	    n->foreach->array->sym &&
+	    fc->depth < (int)(sizeof(fc->iterating) / sizeof(fc->iterating[0]))) {
+		struct foreach *fe = n->foreach;
+
+		walk_nodes(fe->limit, check_foreach_node, fc);
+		fc->iterating[fc->depth++] = fe->array->sym;
+		walk_nodes(n->then, check_foreach_node, fc);
+		fc->depth--;
+		return false;
+	}
+	return true;
+}
+
+static void check_foreach_changes(struct elaborator *el)
+{
+	struct foreach_check fc = { .el = el };
+
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		walk_nodes(h->body, check_foreach_node, &fc);
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		walk_nodes(f->body, check_foreach_node, &fc);
+}
+
 /* ---- the pass ---- */
 
 static void setup(struct elaborator *el, struct session *s, struct preprocessor *pp,
@@ -447,6 +550,8 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		semantic_error(&el, NULL, "no probes found");
 	if (el.errors == 0)
 		infer_types(&el);
+	if (el.errors == 0)
+		check_foreach_changes(&el);
 	if (el.errors == 0)
 		add_display_probes(&el);
 	s->suppressed_errors += el.suppressed_errors;

@@ -31,7 +31,8 @@ expect "--version prints the version" 0 '^Stapler translator/driver' "$STAP" --v
 help=$("$STAP" --help 2>&1)
 missing=()
 for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -s -b -S -T \
-	-V -h --help --version --tmpdir --disable-cache --privilege --unprivileged \
+	-V -h --help --version --tmpdir --disable-cache --poison-cache --clean-cache \
+	--privilege --unprivileged \
 	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases; do
 	grep -Eq -- "(^|[ ,])$option([ ,=]|\$)" <<<"$help" || missing+=("$option")
 done
@@ -169,4 +170,11 @@ if out=$(make -s -C "$top" install DESTDIR="$inst" prefix=/usr 2>&1); then
 		"$inst/usr/bin/stap" -p2 -e 'probe begin { warn("x") }'
 else
 	fail "cli: make install honours prefix and DESTDIR" "$out"
+fi
+
+# Every tapset function has its man page, and the pages are what the doc comments say.
+if out=$("$top/man/make-tapset-man" --check 2>&1); then
+	pass "cli: man/function::*.3stap match the tapsets' doc comments"
+else
+	fail "cli: man/function::*.3stap match the tapsets' doc comments" "$out"
 fi

@@ -11,8 +11,10 @@
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # Every job must also leave the kernel log clean and no module behind, unless its test
 # says otherwise (the harness tests check their own verdicts).
-# STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests).
+# STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
+# extended globs work: STAPLER_VM_ONLY='@(hello|arrays)'.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+shopt -s extglob
 
 vm=$top/testsuite/vm
 if ! rel=$("$vm/reference-release" 2>/dev/null); then
