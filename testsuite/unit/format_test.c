@@ -4,24 +4,14 @@
  * hex with flags, width and precision; %s; %c), and from stap's documentation where it
  * differs (%p, %b, %m, %M, %#c).  Prints PASS/FAIL lines for testsuite/unit.sh.
  */
+#define UNIT_FORMAT
 #include "shim.h"
 
 #include <stdlib.h>
 
 #include "format.c"
 
-static int failures;
-
-#define CHECK(name, cond)                                                           \
-	do {                                                                        \
-		if (cond) {                                                         \
-			printf("PASS: unit: %s\n", name);                           \
-		} else {                                                            \
-			printf("FAIL: unit: %s\n    %s:%d: %s\n", name, __FILE__,  \
-			       __LINE__, #cond);                                    \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
+#include "check.h"
 
 #define L(x) ((union stp_format_arg){ .l = (x) })
 #define S(x) ((union stp_format_arg){ .s = (x) })

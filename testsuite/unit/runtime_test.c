@@ -7,18 +7,7 @@
 #include "strings.c"
 #include "arith.c"
 
-static int failures;
-
-#define CHECK(name, cond)                                                           \
-	do {                                                                        \
-		if (cond) {                                                         \
-			printf("PASS: unit: %s\n", name);                           \
-		} else {                                                            \
-			printf("FAIL: unit: %s\n    %s:%d: %s\n", name, __FILE__,  \
-			       __LINE__, #cond);                                    \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
+#include "check.h"
 
 static void test_strings(void)
 {

@@ -56,10 +56,6 @@ typedef uint32_t u32;
 #define __user
 #define noinline __attribute__((noinline))
 
-union stp_format_arg {
-	s64 l;
-	const char *s;
-};
 
 /* What stp_print_bytes() wrote; tests read and reset it. */
 static __maybe_unused char stp_unit_print_buf[1 << 16];
@@ -140,86 +136,16 @@ static __maybe_unused unsigned int stp_unit_cpu;
 #define smp_processor_id() (stp_unit_cpu)
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
 
-enum stp_hist_kind { STP_HIST_NONE, STP_HIST_LINEAR, STP_HIST_LOG };
-enum stp_aggregate {
-	STP_AGG_COUNT, STP_AGG_SUM, STP_AGG_MIN, STP_AGG_MAX, STP_AGG_AVG, STP_AGG_VARIANCE,
-};
-struct stp_stat_desc {
-	enum stp_hist_kind hist;
-	s64 start, stop, interval;
-	int buckets;
-	int bit_shift;
-};
-enum stp_value_type { STP_TYPE_LONG = 1, STP_TYPE_STRING = 2, STP_TYPE_STATS = 3 };
-union stp_key {
-	s64 l;
-	const char *s;
-};
-struct stp_map_desc {
-	const char *name;
-	int nkeys;
-	u8 key_types[STP_MAX_KEYS];
-	u8 value_type;
-	u32 max_entries;
-	bool wrap;
-	const struct stp_stat_desc *stat;
-};
-struct stp_stat;
-struct stp_pstat;
-struct stp_map;
-struct stp_map_entry;
-struct stp_pmap;
-/* runtime.h's prototypes, for the tests that include stat.c (and map.c) */
+/* runtime/data.h: the tests say which pieces they define */
 #if defined(UNIT_STAT) || defined(UNIT_MAP)
-static __maybe_unused void stp_stat_desc_init(struct stp_stat_desc *d);
-static __maybe_unused size_t stp_stat_size(const struct stp_stat_desc *d);
-static __maybe_unused void stp_stat_clear(struct stp_stat *st, const struct stp_stat_desc *d);
-static __maybe_unused void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d,
-					s64 value);
-static __maybe_unused void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
-					  const struct stp_stat_desc *d);
-static __maybe_unused s64 stp_stat_count(const struct stp_stat *st);
-static __maybe_unused s64 stp_stat_get(struct context *c, const struct stp_stat *st,
-				       const struct stp_stat_desc *d, enum stp_aggregate what);
-static __maybe_unused void stp_stat_print_hist(const struct stp_stat *st,
-					       const struct stp_stat_desc *d);
-static __maybe_unused s64 stp_stat_bucket(const struct stp_stat *st,
-					  const struct stp_stat_desc *d, s64 index);
-static __maybe_unused struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d);
-static __maybe_unused void stp_pstat_free(struct stp_pstat *p);
-static __maybe_unused void stp_pstat_add(struct stp_pstat *p, s64 value);
-static __maybe_unused const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p);
-static __maybe_unused void stp_pstat_clear(struct stp_pstat *p);
+#define STP_DECLARE_STAT
 #endif
 #ifdef UNIT_MAP
-static __maybe_unused struct stp_map *stp_map_alloc(const struct stp_map_desc *d);
-static __maybe_unused void stp_map_free(struct stp_map *m);
-static __maybe_unused struct stp_map_entry *stp_map_find(struct stp_map *m,
-							 const union stp_key *keys);
-static __maybe_unused struct stp_map_entry *stp_map_insert(struct stp_map *m,
-							   const union stp_key *keys);
-static __maybe_unused void stp_map_delete(struct stp_map *m, const union stp_key *keys);
-static __maybe_unused void stp_map_clear(struct stp_map *m);
-static __maybe_unused u32 stp_map_size(const struct stp_map *m);
-static __maybe_unused void stp_map_sort(struct stp_map *m, int by, int direction,
-					enum stp_aggregate agg);
-static __maybe_unused struct stp_map_entry *stp_map_first(struct stp_map *m);
-static __maybe_unused struct stp_map_entry *stp_map_next(struct stp_map *m,
-							 struct stp_map_entry *e);
-static __maybe_unused s64 stp_entry_key_long(const struct stp_map_entry *e, int i);
-static __maybe_unused const char *stp_entry_key_string(const struct stp_map_entry *e, int i);
-static __maybe_unused s64 *stp_entry_long(struct stp_map_entry *e);
-static __maybe_unused char *stp_entry_string(struct stp_map_entry *e);
-static __maybe_unused struct stp_stat *stp_entry_stat(struct stp_map_entry *e);
-static __maybe_unused struct stp_pmap *stp_pmap_alloc(const struct stp_map_desc *d);
-static __maybe_unused void stp_pmap_free(struct stp_pmap *p);
-static __maybe_unused int stp_pmap_add(struct stp_pmap *p, const union stp_key *keys,
-				       s64 value);
-static __maybe_unused struct stp_map *stp_pmap_aggregate(struct stp_pmap *p);
-static __maybe_unused const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p,
-							     const union stp_key *keys);
-static __maybe_unused void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys);
-static __maybe_unused void stp_pmap_clear(struct stp_pmap *p);
+#define STP_DECLARE_MAP
 #endif
+#ifdef UNIT_FORMAT
+#define STP_DECLARE_FORMAT
+#endif
+#include "data.h"
 
 #endif

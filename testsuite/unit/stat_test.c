@@ -8,18 +8,7 @@
 
 #include "stat.c"
 
-static int failures;
-
-#define CHECK(name, cond)                                                           \
-	do {                                                                        \
-		if (cond) {                                                         \
-			printf("PASS: unit: %s\n", name);                           \
-		} else {                                                            \
-			printf("FAIL: unit: %s\n    %s:%d: %s\n", name, __FILE__,  \
-			       __LINE__, #cond);                                    \
-			failures++;                                                 \
-		}                                                                   \
-	} while (0)
+#include "check.h"
 
 static struct stp_stat *new_stat(struct stp_stat_desc *d)
 {
