@@ -35,6 +35,8 @@ int run_module(struct session *s)
 		strlist_add(&argv, s->output_file);
 	}
 	strlist_add(&argv, s->module_path);
+	for (int i = 0; i < s->global_settings.count; i++)	/* -G var=value */
+		strlist_add(&argv, s->global_settings.items[i]);
 	if (verbose_at(s, 5, 2))
 		show_command(&argv);
 
