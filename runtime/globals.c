@@ -134,10 +134,14 @@ static __maybe_unused bool stp_map_exists_matching(struct stp_map *m,
 	return false;
 }
 
-/* Deletes every entry matching: the next entry is found before the current one goes. */
-static __maybe_unused void stp_map_delete_matching(struct stp_map *m,
-						   const struct stp_map_desc *d,
-						   const union stp_key *keys, unsigned int mask)
+/*
+ * Deletes the entries of M that match.  For an array of statistics M is P's aggregate and
+ * each entry goes from every CPU's map too.  The next entry is found before the current
+ * one goes.
+ */
+static __maybe_unused void stp_delete_matching(struct stp_map *m, struct stp_pmap *p,
+					       const struct stp_map_desc *d,
+					       const union stp_key *keys, unsigned int mask)
 {
 	struct stp_map_entry *e = stp_map_first(m), *next;
 	union stp_key found[STP_MAX_KEYS];
@@ -153,6 +157,9 @@ static __maybe_unused void stp_map_delete_matching(struct stp_map *m,
 			else
 				found[i].l = stp_entry_key_long(e, i);
 		}
-		stp_map_delete(m, found);
+		if (p)
+			stp_pmap_delete(p, found);	/* the aggregate's entry last */
+		else
+			stp_map_delete(m, found);
 	}
 }

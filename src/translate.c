@@ -53,6 +53,7 @@ struct body {
 	char *frame;			/* "probe_0" / "function_exit" */
 	struct function *function;	/* NULL for a probe */
 	struct probe_body *handler;
+	struct derived_probe *guarded;	/* the point whose "if (cond)" this checks */
 	struct strbuf code;		/* the translated statements */
 	int ntemps;			/* string temporaries */
 	int unique;			/* names of C temporaries */
@@ -1084,9 +1085,12 @@ static void delete_statement(struct body *b, struct node *n, int depth)
 		line(b, depth, "{");
 		line(b, depth + 1, "%s", setup);
 		check_error(b, depth + 1);
-		if (has_wildcard(target->args))
-			line(b, depth + 1, "stp_%s_delete_matching(%s, &%s_desc, _k%d, %#xu);",
-			     g->is_stats ? "pmap" : "map", g->name, g->name, id, mask);
+		if (has_wildcard(target->args) && g->is_stats)
+			line(b, depth + 1, "stp_delete_matching(stp_pmap_aggregate(%s), %s, &%s_desc, "
+			     "_k%d, %#xu);", g->name, g->name, g->name, id, mask);
+		else if (has_wildcard(target->args))
+			line(b, depth + 1, "stp_delete_matching(%s, NULL, &%s_desc, _k%d, %#xu);",
+			     g->name, g->name, id, mask);
 		else
 			line(b, depth + 1, "stp_%s_delete(%s, _k%d);", g->is_stats ? "pmap" : "map",
 			     g->name, id);
@@ -1213,7 +1217,8 @@ static void emit_field(struct emitter *e, enum stap_type type, const char *name)
 static void emit_locals_struct(struct emitter *e, struct body *b)
 {
 	struct symbol *params = b->function ? b->function->params : NULL;
-	struct symbol *locals = b->function ? b->function->locals : b->handler->locals;
+	struct symbol *locals = b->function ? b->function->locals :
+				b->guarded ? NULL : b->handler->locals;
 
 	emit(e, "struct %s_locals {\n", b->frame);
 	for (struct symbol *sym = params; sym; sym = sym->next) {
@@ -1296,6 +1301,13 @@ static void emit_body(struct emitter *e, struct body *b)
 		emit_embedded_function(e, b);
 		return;
 	}
+	if (b->guarded) {	/* the condition, then the probe's own handler */
+		emit(e, "static void %s(struct context *c)\n{\n"
+			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\n"
+			"\tmemset(l, 0, sizeof(*l));\n%s\tprobe_%d(c);\n}\n\n",
+		     b->frame, b->frame, b->frame, b->code.data, b->guarded->handler->index);
+		return;
+	}
 	if (b->function) {
 		emit(e, "static void %s(struct context *c)\n{\n"
 			"\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n"
@@ -1343,7 +1355,7 @@ static void emit_globals(struct emitter *e, struct translator *t)
 		for (int j = 0; j < i; j++)	/* private globals of two files may share a name */
 			param &= strcmp(t->globals[j].sym->name, sym->name) != 0;
 		emit(e, "/* global %s%s */\n", sym->name, g->is_array ? "[]" : "");
-		emit(e, "static DEFINE_RWLOCK(%s_lock);\n", g->name);
+		emit(e, "static __maybe_unused DEFINE_RWLOCK(%s_lock);\n", g->name);
 		if (g->is_stats)
 			emit_stat_desc(e, g);
 		if (g->is_array) {
@@ -1605,27 +1617,6 @@ static int check_translatable(struct translator *t)
 	return ck.errors;
 }
 
-/* A probe point with "if (cond)" runs its handler only while the condition holds. */
-static void emit_condition_wrappers(struct emitter *e, struct translator *t)
-{
-	for (struct derived_probe *dp = t->prog->probes; dp; dp = dp->next) {
-		struct body b = { .t = t, .error_label = "out", .handler = dp->handler };
-		char *cond;
-
-		if (!dp->condition)
-			continue;
-		b.frame = xasprintf("probe_%d", dp->handler->index);
-		cond = expr(&b, dp->condition);
-		emit(e, "static void probe_%d_if_%d(struct context *c)\n{\n"
-			"\tstruct probe_%d_locals *l = &STP_FRAME(c, 0)->probe_%d;\n\n"
-			"\t(void)l;\n\tif (%s)\n\t\tprobe_%d(c);\n}\n\n",
-		     dp->handler->index, dp->index, dp->handler->index, dp->handler->index, cond,
-		     dp->handler->index);
-		free(cond);
-		free(b.frame);
-	}
-}
-
 char *translate(struct session *s, struct program *prog)
 {
 	struct emitter e = { .session = s };
@@ -1638,7 +1629,7 @@ char *translate(struct session *s, struct program *prog)
 	collect_functions(&t);
 	if (check_translatable(&t))
 		return NULL;
-	bodies = xcalloc(prog->nbodies + prog->nfunctions + 1, sizeof(*bodies));
+	bodies = xcalloc(prog->nbodies + prog->nfunctions + prog->nprobes + 1, sizeof(*bodies));
 
 	/* translate bodies first: their temporaries size the frames */
 	for (struct function *f = prog->functions; f; f = f->next_used) {
@@ -1663,6 +1654,24 @@ char *translate(struct session *s, struct program *prog)
 		b->error_label = "out";
 		b->access = handler_access(&t, h->body);
 		statement(b, h->body, 1);
+	}
+	/* a point with "if (cond)" runs its handler only while the condition holds */
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		struct body *b;
+		char *cond;
+
+		if (!dp->condition)
+			continue;
+		b = &bodies[nbodies++];
+		b->t = &t;
+		b->frame = xasprintf("probe_%d_if_%d", dp->handler->index, dp->index);
+		b->handler = dp->handler;
+		b->guarded = dp;
+		b->error_label = "out";
+		cond = expr(b, dp->condition);
+		line(b, 1, "if (!(%s))", cond);
+		line(b, 2, "return;");
+		free(cond);
 	}
 
 	emit(&e, "/* Generated by stapler %s pass 3 from %s.  Do not edit. */\n",
@@ -1690,7 +1699,6 @@ char *translate(struct session *s, struct program *prog)
 	emit(&e, "\n");
 	for (int i = 0; i < nbodies; i++)
 		emit_body(&e, &bodies[i]);
-	emit_condition_wrappers(&e, &t);
 
 	emit(&e, "static const struct stp_probe stp_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
