@@ -160,13 +160,8 @@ static void kprobe_emit(struct emitter *e, struct program *prog)
 		free(text);
 	}
 	emit(e, "};\n\n");
-	emit(e, "static int stp_register_kprobe(void)\n{\n"
-		"\treturn stp_kprobes_register(stp_kprobe_probes, ARRAY_SIZE(stp_kprobe_probes));\n"
-		"}\n\n");
-	emit(e, "static void stp_unregister_kprobe(bool run_end_probes)\n{\n"
-		"\t(void)run_end_probes;\n"
-		"\tstp_kprobes_unregister(stp_kprobe_probes, ARRAY_SIZE(stp_kprobe_probes));\n"
-		"}\n\n");
+	emit_table_registration(e, "kprobe", "stp_kprobe_probes", "stp_kprobes_register",
+				"stp_kprobes_unregister");
 }
 
 /* A module's functions are found by exact name at run time: no wildcards there. */

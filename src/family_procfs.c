@@ -162,13 +162,8 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 		free(text);
 	}
 	emit(e, "};\n\n");
-	emit(e, "static int stp_register_procfs(void)\n{\n"
-		"\treturn stp_procfs_register(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n"
-		"}\n\n");
-	emit(e, "static void stp_unregister_procfs(bool run_end_probes)\n{\n"
-		"\t(void)run_end_probes;\n"
-		"\tstp_procfs_unregister(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n"
-		"}\n\n");
+	emit_table_registration(e, "procfs", "stp_procfs_files", "stp_procfs_register",
+				"stp_procfs_unregister");
 }
 
 const struct probe_family procfs_family = {

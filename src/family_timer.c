@@ -148,13 +148,8 @@ static void timer_emit(struct emitter *e, struct program *prog)
 		     t->interval, t->randomize);
 	}
 	emit(e, "};\n\n");
-	emit(e, "static int stp_register_timer(void)\n{\n"
-		"\treturn stp_timers_register(stp_timer_probes, ARRAY_SIZE(stp_timer_probes));\n"
-		"}\n\n");
-	emit(e, "static void stp_unregister_timer(bool run_end_probes)\n{\n"
-		"\t(void)run_end_probes;\n"
-		"\tstp_timers_unregister(stp_timer_probes, ARRAY_SIZE(stp_timer_probes));\n"
-		"}\n\n");
+	emit_table_registration(e, "timer", "stp_timer_probes", "stp_timers_register",
+				"stp_timers_unregister");
 }
 
 const struct probe_family timer_family = {

@@ -639,6 +639,8 @@ struct emitter {
 	struct session *session;
 };
 void emit(struct emitter *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void emit_table_registration(struct emitter *e, const char *family, const char *table,
+			     const char *reg, const char *unreg);
 char *translate(struct session *s, struct program *prog);
 
 /* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel

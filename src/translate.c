@@ -30,6 +30,7 @@ struct global_c {
 	char *name;			/* "global_x" */
 	bool is_array;
 	bool is_stats;
+	bool name_shared;		/* an earlier global (private, another file) has its name */
 	struct node *hist;		/* the first @hist_* applied to it: its buckets */
 	int64_t bit_shift;		/* @variance(x, N) */
 };
@@ -68,6 +69,19 @@ void emit(struct emitter *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(&e->out, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * For a family whose glue takes one table: stp_register_FAMILY() and
+ * stp_unregister_FAMILY() hand TABLE to the runtime's REGISTER and UNREGISTER.
+ */
+void emit_table_registration(struct emitter *e, const char *family, const char *table,
+			     const char *reg, const char *unreg)
+{
+	emit(e, "static int stp_register_%s(void)\n{\n\treturn %s(%s, ARRAY_SIZE(%s));\n}\n\n",
+	     family, reg, table, table);
+	emit(e, "static void stp_unregister_%s(bool run_end_probes)\n{\n\t(void)run_end_probes;\n"
+		"\t%s(%s, ARRAY_SIZE(%s));\n}\n\n", family, unreg, table, table);
 }
 
 /* Where the next emitted line will be, for #line after embedded C. */
@@ -1221,17 +1235,13 @@ static void emit_locals_struct(struct emitter *e, struct body *b)
 				b->guarded ? NULL : b->handler->locals;
 
 	emit(e, "struct %s_locals {\n", b->frame);
-	for (struct symbol *sym = params; sym; sym = sym->next) {
-		char *field = xasprintf("l_%s", sym->name);
+	for (int list = 0; list < 2; list++) {
+		for (struct symbol *sym = list ? locals : params; sym; sym = sym->next) {
+			char *field = xasprintf("l_%s", sym->name);
 
-		emit_field(e, sym->type, field);
-		free(field);
-	}
-	for (struct symbol *sym = locals; sym; sym = sym->next) {
-		char *field = xasprintf("l_%s", sym->name);
-
-		emit_field(e, sym->type, field);
-		free(field);
+			emit_field(e, sym->type, field);
+			free(field);
+		}
 	}
 	if (b->function && b->function->return_type != TYPE_UNKNOWN)
 		emit_field(e, b->function->return_type, "__retvalue");
@@ -1350,10 +1360,8 @@ static void emit_globals(struct emitter *e, struct translator *t)
 	for (int i = 0; i < t->nglobals; i++) {
 		struct global_c *g = &t->globals[i];
 		struct symbol *sym = g->sym;
-		bool param = true;
+		bool param = !g->name_shared;	/* -G names the first of a name */
 
-		for (int j = 0; j < i; j++)	/* private globals of two files may share a name */
-			param &= strcmp(t->globals[j].sym->name, sym->name) != 0;
 		emit(e, "/* global %s%s */\n", sym->name, g->is_array ? "[]" : "");
 		emit(e, "static __maybe_unused DEFINE_RWLOCK(%s_lock);\n", g->name);
 		if (g->is_stats)
@@ -1421,7 +1429,7 @@ static void emit_alloc_free(struct emitter *e, struct translator *t)
 
 		if (!g->is_array && !g->is_stats)
 			continue;
-		emit(e, "\tif (%s)\n\t\t%s(%s);\n\t%s = NULL;\n", g->name,
+		emit(e, "\t%s(%s);\n\t%s = NULL;\n",	/* the free functions take NULL */
 		     g->is_array ? (g->is_stats ? "stp_pmap_free" : "stp_map_free") : "stp_pstat_free",
 		     g->name, g->name);
 	}
@@ -1544,23 +1552,19 @@ static void collect_globals(struct translator *t)
 {
 	int i = 0;
 
-	t->nglobals = t->prog->nglobals;
-	for (struct symbol *g = t->prog->globals; g; g = g->next_used)
-		if (i++ >= t->nglobals)
-			t->nglobals = i;
+	for (struct symbol *sym = t->prog->globals; sym; sym = sym->next_used)
+		t->nglobals++;
 	t->globals = xcalloc(t->nglobals + 1, sizeof(*t->globals));
-	i = 0;
 	for (struct symbol *sym = t->prog->globals; sym; sym = sym->next_used, i++) {
 		struct global_c *g = &t->globals[i];
-		bool taken = false;
 
 		g->sym = sym;
 		g->is_array = sym->arity > 0;
 		g->is_stats = sym->type == TYPE_STATS;
 		for (int j = 0; j < i; j++)
-			taken |= strcmp(t->globals[j].sym->name, sym->name) == 0;
-		g->name = taken ? xasprintf("global_%s_%d", sym->name, i) :
-				  xasprintf("global_%s", sym->name);
+			g->name_shared |= strcmp(t->globals[j].sym->name, sym->name) == 0;
+		g->name = g->name_shared ? xasprintf("global_%s_%d", sym->name, i) :
+					   xasprintf("global_%s", sym->name);
 	}
 }
 
