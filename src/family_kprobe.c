@@ -133,31 +133,28 @@ static void kprobe_emit(struct emitter *e, struct program *prog)
 	emit(e, "static struct stp_kprobe_probe stp_kprobe_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		struct kprobe_probe *k = dp->data;
-		struct strbuf sb = { 0 };
+		struct strbuf *sb = &e->out;	/* straight into the C file */
 		char *text;
 
 		if (dp->family != &kprobe_family)
 			continue;
-		sb_printf(&sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
+		sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
 		if (k->symbol) {
 			/* the kernel finds "module:name" while that module is loaded */
 			text = k->module ? xasprintf("%s:%s", k->module, k->symbol) :
 					   xstrdup(k->symbol);
-			sb_puts(&sb, ".symbol = ");
-			sb_put_c_string(&sb, text);
+			sb_puts(sb, ".symbol = ");
+			sb_put_c_string(sb, text);
 			free(text);
 		} else {
-			sb_printf(&sb, ".address = %#" PRIx64 "UL", k->address);
+			sb_printf(sb, ".address = %#" PRIx64 "UL", k->address);
 		}
 		if (k->is_return)
-			sb_puts(&sb, ", .is_return = true");
+			sb_puts(sb, ", .is_return = true");
 		if (k->maxactive > 0)	/* the kernel's field is an int */
-			sb_printf(&sb, ", .maxactive = %" PRId64,
+			sb_printf(sb, ", .maxactive = %" PRId64,
 				  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
-		sb_puts(&sb, " },\n");
-		text = sb_steal(&sb);
-		emit(e, "%s", text);
-		free(text);
+		sb_puts(sb, " },\n");
 	}
 	emit(e, "};\n\n");
 	emit_table_registration(e, "kprobe", "stp_kprobe_probes", "stp_kprobes_register",

@@ -126,9 +126,8 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 		struct derived_probe *reader = NULL, *writer = NULL;
 		struct procfs_probe *f = dp->data;
 		int64_t maxsize = 0, umask = -1;
-		struct strbuf sb = { 0 };
+		struct strbuf *sb = &e->out;	/* straight into the C file */
 		bool seen = false;
-		char *text;
 
 		if (dp->family != &procfs_family)
 			continue;
@@ -149,17 +148,14 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 			if (umask < 0)	/* the first umask given for the file */
 				umask = of->umask;
 		}
-		sb_puts(&sb, "\t{ .path = ");
-		sb_put_c_string(&sb, f->path);
+		sb_puts(sb, "\t{ .path = ");
+		sb_put_c_string(sb, f->path);
 		if (reader)
-			sb_printf(&sb, ", .read_probe = &stp_probes[%d]", reader->index);
+			sb_printf(sb, ", .read_probe = &stp_probes[%d]", reader->index);
 		if (writer)
-			sb_printf(&sb, ", .write_probe = &stp_probes[%d]", writer->index);
-		sb_printf(&sb, ", .maxsize = %" PRId64 ", .umask = %s%" PRIo64 " },\n", maxsize,
+			sb_printf(sb, ", .write_probe = &stp_probes[%d]", writer->index);
+		sb_printf(sb, ", .maxsize = %" PRId64 ", .umask = %s%" PRIo64 " },\n", maxsize,
 			  umask < 0 ? "-" : "0", umask < 0 ? -umask : umask);
-		text = sb_steal(&sb);
-		emit(e, "%s", text);
-		free(text);
 	}
 	emit(e, "};\n\n");
 	emit_table_registration(e, "procfs", "stp_procfs_files", "stp_procfs_register",
