@@ -27,11 +27,31 @@ struct stp_kprobe_probe {
 	} u;
 };
 
+/*
+ * A kprobe on a function's fentry call is run by ftrace and has no copy of the
+ * instruction to single-step.  Yet a CPU can still reach it through an int3: the one the
+ * kernel's text patching puts at that address while (dis)arming it, when the CPU sees
+ * the breakpoint late (QEMU's emulation makes that window wide).  The kernel would then
+ * single-step a NULL copy (an oops at address 0 under a hot probe being unregistered).
+ * Send the CPU back to the address instead, as the kernel does when its breakpoint is
+ * gone: the instruction runs again, through ftrace or as the nop it becomes.  A kernel
+ * int3 runs as an NMI with orig_ax -1; ftrace's call never does both.
+ */
+static bool stp_kprobe_stray_int3(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (!(kp->flags & KPROBE_FLAG_FTRACE) || !in_nmi() || regs->orig_ax != ~0UL)
+		return false;
+	instruction_pointer_set(regs, (unsigned long)kp->addr);
+	return true;
+}
+
 static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe_probe *k = container_of(kp, struct stp_kprobe_probe, u.kp);
 	struct stp_hit hit = { .regs = regs };
 
+	if (stp_kprobe_stray_int3(kp, regs))
+		return 1;	/* the ip is changed: the kernel does not single-step */
 	stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
 	return 0;
 }

@@ -68,8 +68,8 @@
 #ifndef STP_PRINT_BUF_SIZE
 #define STP_PRINT_BUF_SIZE 8192
 #endif
-#ifndef STP_RELAY_SUBBUF_SIZE
-#define STP_RELAY_SUBBUF_SIZE (64 * 1024)
+#ifndef STP_BUFSIZE_MB
+#define STP_BUFSIZE_MB 4	/* output buffer (per CPU in bulk mode); _stp_bufsize overrides */
 #endif
 #ifndef STP_RELAY_N_SUBBUFS
 #define STP_RELAY_N_SUBBUFS 8

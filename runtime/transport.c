@@ -4,9 +4,16 @@
  *
  * Control messages to stapio wait in a fixed ring that any context may append to; the
  * reader is woken through irq_work, so a probe never calls into the scheduler.  Probe
- * output goes to per-CPU relay buffers that never overwrite unread data: when stapio
- * falls behind, new output is dropped and counted.
+ * output goes to relay buffers that never overwrite unread data: when stapio falls behind,
+ * new output is dropped and counted.  Normally one buffer takes every CPU's output, under a
+ * lock, so stapio reads it in the order handlers finished; in bulk mode (-DSTP_BULKMODE,
+ * stap -b) each CPU writes its own buffer without a lock and stapio keeps them apart.
  */
+
+/* Megabytes of output buffer (per CPU in bulk mode); 0: STP_BUFSIZE_MB.  staprun -b N. */
+static unsigned int _stp_bufsize;
+module_param(_stp_bufsize, uint, 0400);
+MODULE_PARM_DESC(_stp_bufsize, "output buffer size in megabytes (1-4095)");
 
 #define STP_CTL_SLOTS 64
 #define STP_CTL_RESERVED 4	/* slots that warnings and errors may not take */
@@ -32,6 +39,9 @@ static struct dentry *stp_debugfs_dir;
 static struct rchan *stp_relay_chan;
 static DEFINE_PER_CPU(u64, stp_relay_full_events);
 static atomic64_t stp_relay_dropped = ATOMIC64_INIT(0);
+#ifndef STP_BULKMODE
+static DEFINE_RAW_SPINLOCK(stp_relay_lock);	/* the one buffer all CPUs share */
+#endif
 
 static void stp_ctl_wakeup_fn(struct irq_work *work)
 {
@@ -192,7 +202,11 @@ static struct dentry *stp_relay_create_buf_file(const char *filename, struct den
 	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf,
 					       &relay_file_operations);
 
+#ifdef STP_BULKMODE
 	*is_global = 0;
+#else
+	*is_global = 1;
+#endif
 	return IS_ERR(d) ? NULL : d;
 }
 
@@ -208,20 +222,38 @@ static const struct rchan_callbacks stp_relay_callbacks = {
 	.remove_buf_file = stp_relay_remove_buf_file,
 };
 
-/* Called with preemption off, from the CPU whose buffer it fills. */
+/* Called with preemption off; the write lands whole or is dropped whole (and counted). */
 static void stp_relay_write(const void *data, size_t len)
 {
 	u64 full_before;
+#ifndef STP_BULKMODE
+	unsigned long flags;
+#endif
 
 	if (unlikely(!stp_relay_chan))
 		return;
+#ifndef STP_BULKMODE
+	raw_spin_lock_irqsave(&stp_relay_lock, flags);
+#endif
 	full_before = this_cpu_read(stp_relay_full_events);
 	relay_write(stp_relay_chan, data, len);
 	if (unlikely(this_cpu_read(stp_relay_full_events) != full_before))
 		atomic64_add(len, &stp_relay_dropped);
+#ifndef STP_BULKMODE
+	raw_spin_unlock_irqrestore(&stp_relay_lock, flags);
+#endif
 }
 
 /* ---- setup ---- */
+
+#ifdef STP_BULKMODE
+/* The bulkmode file says so by being there; it has nothing to read. */
+static const struct file_operations stp_empty_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.llseek = no_llseek,
+};
+#endif
 
 /* /sys/kernel/debug/systemtap, shared by all modules and never removed. */
 static struct dentry *stp_debugfs_parent(void)
@@ -246,6 +278,7 @@ static int stp_transport_init(void)
 {
 	struct dentry *parent = stp_debugfs_parent();
 	struct dentry *ctl;
+	unsigned int megabytes;
 
 	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
 	if (IS_ERR(parent))
@@ -260,7 +293,21 @@ static int stp_transport_init(void)
 	ctl = debugfs_create_file(STP_CTL_FILE, 0600, stp_debugfs_dir, NULL, &stp_ctl_fops);
 	if (IS_ERR(ctl))
 		goto fail;
-	stp_relay_chan = relay_open(STP_RELAY_BASENAME, stp_debugfs_dir, STP_RELAY_SUBBUF_SIZE,
+#ifdef STP_BULKMODE
+	if (IS_ERR(debugfs_create_file(STP_BULKMODE_FILE, 0400, stp_debugfs_dir, NULL,
+				       &stp_empty_fops)))
+		goto fail;
+#endif
+	if (_stp_bufsize > 4095) {
+		pr_err("%s: %s=%u is out of range (1-4095 megabytes)\n", THIS_MODULE->name,
+		       STP_BUFSIZE_PARAM, _stp_bufsize);
+		debugfs_remove(stp_debugfs_dir);
+		stp_debugfs_dir = NULL;
+		return -EINVAL;
+	}
+	megabytes = _stp_bufsize ? _stp_bufsize : STP_BUFSIZE_MB;
+	stp_relay_chan = relay_open(STP_RELAY_BASENAME, stp_debugfs_dir,
+				    ((size_t)megabytes << 20) / STP_RELAY_N_SUBBUFS,
 				    STP_RELAY_N_SUBBUFS, &stp_relay_callbacks, NULL);
 	if (!stp_relay_chan)
 		goto fail;

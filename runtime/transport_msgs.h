@@ -5,7 +5,16 @@
  * Each module makes a folder in debugfs:
  *
  *   /sys/kernel/debug/systemtap/MODULE/.cmd       control channel, one open at a time
- *   /sys/kernel/debug/systemtap/MODULE/traceN     relay buffer of CPU N: what probes print
+ *   /sys/kernel/debug/systemtap/MODULE/trace0     what probes print: one buffer shared by all
+ *                                                 CPUs, in the order handlers finished
+ *   /sys/kernel/debug/systemtap/MODULE/bulkmode   only in bulk mode (stap -b, -DSTP_BULKMODE):
+ *   /sys/kernel/debug/systemtap/MODULE/traceN     then one buffer per CPU N, each read into a
+ *                                                 file of its own (FILE_N)
+ *
+ * The buffer size comes from the module parameter _stp_bufsize (megabytes, 1..4095; staprun
+ * -b N passes _stp_bufsize=N, stap -s N asks staprun for it): the whole buffer, or each CPU's
+ * in bulk mode.  Output that does not fit is dropped whole (one handler's output at a time)
+ * and counted, never overwritten.
  *
  * A control message is a struct stp_msg_header followed by len bytes of payload.  Each
  * write() carries exactly one message to the module; each read() returns exactly one
@@ -21,6 +30,12 @@
  *   EXIT   (also on SIGINT/TERM) ──▶         unregisters probes, runs end probes
  *                                ◀──         EXITED {counts}          (all output is in relay)
  *   drains traceN, closes, removes the module (staprun -d)
+ *
+ * Detaching (staprun -L, SIGQUIT): stapio closes .cmd without EXIT; the session keeps
+ * running and its output waits in the buffers (dropped and counted when they fill).
+ * Attaching (staprun -A): a new stapio opens .cmd and reads on, without START; messages
+ * queued meanwhile (REQUEST_EXIT, warnings) arrive then.  START on a started session is
+ * answered STARTED {-EALREADY}.
  */
 #ifndef STP_TRANSPORT_MSGS_H
 #define STP_TRANSPORT_MSGS_H
@@ -40,6 +55,8 @@ typedef uint64_t stp_u64;
 #define STP_DEBUGFS_DIR "systemtap"
 #define STP_CTL_FILE ".cmd"
 #define STP_RELAY_BASENAME "trace"
+#define STP_BULKMODE_FILE "bulkmode"
+#define STP_BUFSIZE_PARAM "_stp_bufsize"
 
 #define STP_CTL_PAYLOAD_MAX 1024
 #define STP_CTL_MSG_MAX (sizeof(struct stp_msg_header) + STP_CTL_PAYLOAD_MAX)
