@@ -10,6 +10,7 @@
  * runs racing on one entry each see a whole file or none; the .ko is written last.
  */
 #include "stap.h"
+#include "../staprun/modimage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -340,116 +341,6 @@ static char *entry_path(const char *key, const char *ext)
 	return path;
 }
 
-/* ---- renaming a module image ---- */
-
-#define MODULE_NAME_FIELD 56	/* MODULE_NAME_LEN on 64-bit kernels: 64 - sizeof(long) */
-
-struct elf_section {
-	char *data;
-	size_t size;
-};
-
-/* The named section of a 64-bit little-endian ELF relocatable image, checked in bounds. */
-static bool find_section(char *image, size_t len, const char *name, struct elf_section *out)
-{
-	uint64_t shoff;
-	uint16_t shentsize, shnum, shstrndx;
-	const char *names;
-	uint64_t names_size;
-
-	if (len < 64 || memcmp(image, "\177ELF\2\1", 6))
-		return false;
-	memcpy(&shoff, image + 0x28, 8);
-	memcpy(&shentsize, image + 0x3a, 2);
-	memcpy(&shnum, image + 0x3c, 2);
-	memcpy(&shstrndx, image + 0x3e, 2);
-	if (shentsize < 64 || shstrndx >= shnum || shoff > len ||
-	    (uint64_t)shnum * shentsize > len - shoff)
-		return false;
-
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint16_t i = 0; i < shnum; i++) {
-			const char *sh = image + shoff + (uint64_t)i * shentsize;
-			uint32_t name_off;
-			uint64_t off, size;
-
-			if (pass == 0 && i != shstrndx)
-				continue;
-			memcpy(&name_off, sh, 4);
-			memcpy(&off, sh + 0x18, 8);
-			memcpy(&size, sh + 0x20, 8);
-			if (off > len || size > len - off)
-				return false;
-			if (pass == 0) {
-				names = image + off;
-				names_size = size;
-				break;
-			}
-			if (name_off < names_size &&
-			    strnlen(names + name_off, names_size - name_off) == strlen(name) &&
-			    strcmp(names + name_off, name) == 0) {
-				out->data = image + off;
-				out->size = size;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-/*
- * Gives the module image the name NAME: the name field of its struct module, and the
- * "name=" entry of its .modinfo (which has room for a name as long as the old one).
- * Returns -1 when it cannot (then the caller builds the module afresh).
- */
-int rename_module_image(char *image, size_t len, const char *name)
-{
-	struct elf_section info, mod;
-	size_t new_len = strlen(name), old_len;
-	char *entry = NULL, *field = NULL;
-
-	if (new_len >= MODULE_NAME_FIELD ||
-	    !find_section(image, len, ".modinfo", &info) ||
-	    !find_section(image, len, ".gnu.linkonce.this_module", &mod))
-		return -1;
-	for (size_t i = 0; i < info.size; i += strnlen(info.data + i, info.size - i) + 1) {
-		if (info.size - i > 5 && memcmp(info.data + i, "name=", 5) == 0 &&
-		    memchr(info.data + i, '\0', info.size - i)) {
-			entry = info.data + i;
-			break;
-		}
-	}
-	if (!entry)
-		return -1;
-	old_len = strlen(entry + 5);
-	if (old_len == new_len && memcmp(entry + 5, name, new_len) == 0)
-		return 0;
-	if (new_len > old_len || old_len >= MODULE_NAME_FIELD)
-		return -1;
-	/* the field: the old name, then NULs to the end of the array */
-	for (size_t i = 0; i + MODULE_NAME_FIELD <= mod.size; i++) {
-		char *p = mod.data + i;
-		size_t j;
-
-		if (memcmp(p, entry + 5, old_len + 1))
-			continue;
-		for (j = old_len; j < MODULE_NAME_FIELD && !p[j]; j++)
-			;
-		if (j == MODULE_NAME_FIELD) {
-			field = p;
-			break;
-		}
-	}
-	if (!field)
-		return -1;
-	memset(field, 0, MODULE_NAME_FIELD);
-	memcpy(field, name, new_len);
-	/* NULs after an entry are empty entries, which the kernel's modinfo reader skips */
-	memset(entry + 5, 0, old_len);
-	memcpy(entry + 5, name, new_len);
-	return 0;
-}
-
 /* ---- lookup and store ---- */
 
 /*
@@ -469,7 +360,8 @@ bool cache_fetch(struct session *s, const char *key)
 	ko_path = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
 	if (!(ko_data = read_file(ko_cached, &ko_len)) || !(c_data = read_file(c_cached, &c_len)))
 		goto out;
-	if (rename_module_image(ko_data, ko_len, s->module_name)) {
+	/* the name is in the image (struct module and .modinfo), not only in the file name */
+	if (modimage_rename(ko_data, ko_len, s->module_name)) {
 		if (verbose_at(s, 4, 1))
 			fprintf(stderr, "Pass 4: cached %s cannot be renamed to %s; compiling "
 				"afresh\n", ko_cached, s->module_name);

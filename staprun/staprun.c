@@ -1,16 +1,20 @@
 /*
- * staprun.c - the privileged loader: checks a stapler module, inserts it into the kernel
- * and hands over to stapio; `staprun -d MODULE` removes one.
- *
- * usage: staprun [-v] [-o FILE] MODULE[.ko] [VAR=VALUE ...]
- *        staprun -d MODULE
+ * staprun.c - the privileged loader: checks who runs it and the module, inserts the module
+ * into the kernel and hands over to stapio; attaches to (-A) and removes (-d) sessions.
+ * May be installed setuid root: the real user's groups decide what it does for them
+ * (staprun(8), SAFETY AND SECURITY).  The command lines are described in staprun.h.
  */
 #include "staprun.h"
+#include "modimage.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,98 +27,494 @@
 #define STAPIO_PATH "/usr/local/libexec/stapler/stapio"
 #endif
 
+#define MODULE_SIZE_MAX (512L << 20)	/* a sanity bound on what is read into memory */
+
 static const char usage_text[] =
 "Usage: staprun [options] MODULE[.ko] [VAR=VALUE ...]\n"
-"       staprun -d MODULE\n"
+"       staprun [-v] [-w] [-o FILE [-D] [-S SIZE[,N]]] [-T MS] -A MODULE\n"
+"       staprun [-v] -d MODULE|'*'\n"
 "\n"
 "Loads a module built by stap -p4, runs it (output on standard output), and removes it\n"
 "when the script exits or on Ctrl-C.  VAR=VALUE arguments set the script's global VAR\n"
-"before it starts (what stap -G passes).\n"
+"before it starts (what stap -G passes).  A MODULE without a '/' that is not in the\n"
+"current folder is looked for in /lib/modules/`uname -r`/systemtap.\n"
 "\n"
 "   -v          more verbose; repeatable\n"
-"   -o FILE     send the script's output to FILE\n"
-"   -d MODULE   remove the named module (a session left running)\n"
+"   -V          print the version and exit\n"
+"   -w          suppress the script's warnings\n"
+"   -c CMD      run CMD (as the real user); the session ends when it does; CMD's pid\n"
+"               is the script's target()\n"
+"   -x PID      the script's target() is PID\n"
+"   -o FILE     send the script's output to FILE (FILE_CPU per CPU in bulk mode)\n"
+"   -b MB       output buffer size, 1-4095 megabytes (per CPU in bulk mode)\n"
+"   -L          load the module, start the probes and detach, leaving them running\n"
+"   -A          attach to the session of the loaded MODULE (left by -L or SIGQUIT)\n"
+"   -D          run in the background (needs -o); the pid is printed\n"
+"   -R          load under a unique name (MODULE_PID), so one .ko can run twice\n"
+"   -S SIZE[,N] start a new output file every SIZE megabytes, keeping the last N\n"
+"               (needs -o)\n"
+"   -T MS       wait at most MS milliseconds before copying buffered output\n"
+"   -d MODULE   remove the loaded module MODULE (not attached); '*' removes every\n"
+"               stapler module that is neither attached nor in use\n"
 "   -h          show this help\n"
 "\n"
-"Not implemented yet (refused): -c CMD, -x PID, -R, -L, -A, -b, -D, -S, -T, -u, -C.\n";
+"Root may load any module; so may members of the group stapdev.  Members of the group\n"
+"stapusr may load modules installed under /lib/modules/`uname -r`/systemtap, attach to\n"
+"sessions and remove them.  Others are refused.\n";
 
-struct modinfo {
-	char *name;		/* modinfo name= */
-	char *vermagic;		/* modinfo vermagic= */
+struct options {
+	bool suppress_warnings;		/* -w */
+	const char *command;		/* -c */
+	const char *target_pid;		/* -x */
+	const char *output;		/* -o */
+	long bufsize;			/* -b, 0 when not given */
+	bool leave_running;		/* -L */
+	bool attach;			/* -A */
+	bool background;		/* -D */
+	bool unique_name;		/* -R */
+	const char *rotate;		/* -S */
+	const char *reader_timeout;	/* -T */
+	const char *remove;		/* -d */
+	const char *module;		/* MODULE[.ko], or the name with -A */
+	char **settings;		/* VAR=VALUE ... */
+	int nsettings;
 };
 
-/* Reads name= and vermagic= from the module's .modinfo section. */
-static bool read_modinfo(int fd, const char *path, struct modinfo *info)
+enum privilege {
+	PRIV_NONE,
+	PRIV_STAPUSR,	/* modules installed under /lib/modules/REL/systemtap only */
+	PRIV_STAPDEV,	/* any module */
+	PRIV_ROOT,
+};
+
+static __attribute__((noreturn)) void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void usage_error(const char *fmt, ...)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	bool found = false;
+	va_list ap;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		fprintf(stderr, "ERROR: %s is not an ELF kernel module\n", path);
-		if (elf)
-			elf_end(elf);
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nRun 'staprun -h' for the options.\n", stderr);
+	exit(1);
+}
+
+/* ---- options ---- */
+
+/* A decimal number in [MIN, MAX], all of S; false otherwise. */
+static bool parse_number(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)*s))
 		return false;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *section;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		section = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (!section || strcmp(section, ".modinfo") != 0)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t off = 0; data && off < data->d_size;) {
-			const char *entry = (const char *)data->d_buf + off;
-			size_t len = strnlen(entry, data->d_size - off);
-
-			if (len && strncmp(entry, "name=", 5) == 0)
-				info->name = strndup(entry + 5, len - 5);
-			else if (len && strncmp(entry, "vermagic=", 9) == 0)
-				info->vermagic = strndup(entry + 9, len - 9);
-			off += len + 1;
-		}
-		found = true;
-	}
-	elf_end(elf);
-	if (!found || !info->name || !info->vermagic) {
-		fprintf(stderr, "ERROR: %s has no module information (.modinfo); "
-			"is it a kernel module?\n", path);
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
 		return false;
-	}
+	*out = v;
 	return true;
 }
+
+static bool is_identifier(const char *s, size_t len)
+{
+	if (!len || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	long n;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+vVwc:x:o:b:LADRS:T:d:huC:N:M:r:")) != -1) {
+		switch (opt) {
+		case 'v':
+			verbosity++;
+			break;
+		case 'V':
+			printf("Stapler module loader/runner (version %s)\n", STAPLER_VERSION);
+			exit(0);
+		case 'w':
+			o->suppress_warnings = true;
+			break;
+		case 'c':
+			if (!*optarg)
+				usage_error("-c needs a command");
+			o->command = optarg;
+			break;
+		case 'x':
+			if (!parse_number(optarg, 1, INT_MAX, &n))
+				usage_error("Invalid process id '%s' for -x", optarg);
+			o->target_pid = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				usage_error("-o needs a file name");
+			o->output = optarg;
+			break;
+		case 'b':
+			if (!parse_number(optarg, 1, 4095, &o->bufsize))
+				usage_error("Invalid buffer size '%s' (should be 1-4095)", optarg);
+			break;
+		case 'L':
+			o->leave_running = true;
+			break;
+		case 'A':
+			o->attach = true;
+			break;
+		case 'D':
+			o->background = true;
+			break;
+		case 'R':
+			o->unique_name = true;
+			break;
+		case 'S': {
+			const char *comma = strchr(optarg, ',');
+			char size[32];
+
+			if (strlen(optarg) >= sizeof(size) ||
+			    (comma && !parse_number(comma + 1, 1, INT_MAX, &n)))
+				usage_error("Invalid file size option '%s' (should be SIZE[,N]: "
+					    "megabytes, then a number of files, both >= 1)", optarg);
+			snprintf(size, sizeof(size), "%.*s",
+				 (int)(comma ? comma - optarg : (long)strlen(optarg)), optarg);
+			if (!parse_number(size, 1, INT_MAX, &n))
+				usage_error("Invalid file size option '%s' (should be SIZE[,N]: "
+					    "megabytes, then a number of files, both >= 1)", optarg);
+			o->rotate = optarg;
+			break;
+		}
+		case 'T':
+			if (!parse_number(optarg, 1, INT_MAX, &n))
+				usage_error("Invalid reader timeout value '%s' (should be >= 1 "
+					    "milliseconds)", optarg);
+			o->reader_timeout = optarg;
+			break;
+		case 'd':
+			if (!*optarg)
+				usage_error("-d needs a module name, or '*'");
+			o->remove = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'u':
+		case 'C':
+		case 'N':
+		case 'M':
+		case 'r':
+			usage_error("staprun option -%c is not supported by stapler", opt);
+		default:
+			fputs(usage_text, stderr);
+			exit(1);
+		}
+	}
+	if (optind < argc)
+		o->module = argv[optind++];
+	o->settings = argv + optind;
+	o->nsettings = argc - optind;
+
+	if (o->command && o->target_pid)
+		usage_error("You can't specify the '-c' and '-x' options together.");
+	if (o->leave_running && o->attach)
+		usage_error("You can't specify the '-A' and '-L' options together.");
+	if (o->leave_running && o->background)
+		usage_error("You can't specify the '-D' and '-L' options together.");
+	if (o->background && !o->output)
+		usage_error("You have to specify output FILE with '-D' option.");
+	if (o->rotate && !o->output)
+		usage_error("You have to specify output FILE with '-S' option.");
+	if (o->remove) {
+		if (o->module || o->attach || o->leave_running || o->command || o->target_pid ||
+		    o->output || o->bufsize || o->unique_name || o->background || o->rotate ||
+		    o->reader_timeout)
+			usage_error("-d MODULE takes no module file and no other options but -v");
+		return;
+	}
+	if (!o->module)
+		usage_error("Need a module name or path to load.");
+	if (o->attach) {
+		if (o->command || o->target_pid || o->bufsize || o->unique_name)
+			usage_error("-A attaches to a session already running: -c, -x, -b and "
+				    "-R do not apply");
+		if (o->nsettings)
+			usage_error("-A attaches to a session already running: its globals "
+				    "cannot be set (%s)", o->settings[0]);
+		if (strchr(o->module, '/'))
+			usage_error("-A takes the name of a loaded module, not a file ('%s')",
+				    o->module);
+	}
+	for (int i = 0; i < o->nsettings; i++) {
+		const char *s = o->settings[i], *eq = strchr(s, '=');
+
+		if (!eq || !is_identifier(s, eq - s))
+			usage_error("'%s' is not a VAR=VALUE setting of a global variable", s);
+		if (strpbrk(eq + 1, " \t\n") && strchr(eq + 1, '"'))
+			usage_error("the value of %.*s cannot hold both spaces and '\"'",
+				    (int)(eq - s), s);
+	}
+	if (o->target_pid && kill((pid_t)atol(o->target_pid), 0) != 0 && errno == ESRCH)
+		usage_error("-x %s: there is no process %s", o->target_pid, o->target_pid);
+}
+
+/* ---- who is asking ---- */
+
+static bool real_user_in_group(const char *group)
+{
+	struct group *gr = getgrnam(group);
+	gid_t gid, *groups;
+	bool found = false;
+	int n;
+
+	if (!gr)
+		return false;
+	gid = gr->gr_gid;
+	if (getgid() == gid)
+		return true;
+	n = getgroups(0, NULL);
+	if (n <= 0)
+		return false;
+	groups = calloc(n, sizeof(*groups));
+	if (!groups)
+		fatal("out of memory");
+	n = getgroups(n, groups);
+	for (int i = 0; i < n && !found; i++)
+		found = groups[i] == gid;
+	free(groups);
+	return found;
+}
+
+static enum privilege real_user_privilege(void)
+{
+	if (getuid() == 0)
+		return PRIV_ROOT;
+	if (real_user_in_group("stapdev"))
+		return PRIV_STAPDEV;
+	if (real_user_in_group("stapusr"))
+		return PRIV_STAPUSR;
+	return PRIV_NONE;
+}
+
+/* Loading needs the kernel's privilege: root, or staprun installed setuid root. */
+static void need_effective_root(void)
+{
+	if (geteuid() != 0)
+		fatal("staprun needs root privileges to load and remove modules: run it as root, "
+		      "or have it installed setuid root (chmod u+s) so that members of the "
+		      "groups stapusr and stapdev can use it");
+}
+
+/* ---- the module file ---- */
+
+struct module_file {
+	char *path;
+	int fd;
+	struct stat st;
+	char *image;
+	size_t len;
+};
 
 /* MODULE may be a path, a file name, or a name installed under /lib/modules/REL/systemtap. */
 static char *find_module(const char *arg, const char *release)
 {
 	size_t n = strlen(arg);
+	bool has_ko = n > 3 && strcmp(arg + n - 3, ".ko") == 0;
 	char *path;
 
-	if (n > 3 && strcmp(arg + n - 3, ".ko") == 0)
-		path = strdup(arg);
-	else if (asprintf(&path, "%s.ko", arg) < 0)
+	if (asprintf(&path, "%s%s", arg, has_ko ? "" : ".ko") < 0)
 		fatal("out of memory");
-	if (access(path, R_OK) == 0 || strchr(arg, '/'))
+	if (access(path, F_OK) == 0 || strchr(arg, '/'))
 		return path;
 	free(path);
 	if (asprintf(&path, "/lib/modules/%s/systemtap/%s%s", release, arg,
-		     n > 3 && strcmp(arg + n - 3, ".ko") == 0 ? "" : ".ko") < 0)
+		     has_ko ? "" : ".ko") < 0)
 		fatal("out of memory");
 	return path;
+}
+
+/* Opened once: everything checked afterwards is about this open file and its bytes. */
+static void open_module(struct module_file *m, const char *arg, const char *release)
+{
+	size_t got = 0;
+
+	m->path = find_module(arg, release);
+	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0 && errno == ENOENT && !strchr(arg, '/'))
+		fatal("cannot find module %s: not in the current folder, nor at %s", arg,
+		      m->path);
+	if (m->fd < 0)
+		fatal("cannot open module %s: %s", m->path, strerror(errno));
+	if (fstat(m->fd, &m->st) != 0)
+		fatal("cannot examine module %s: %s", m->path, strerror(errno));
+	if (!S_ISREG(m->st.st_mode))
+		fatal("%s is not a regular file", m->path);
+	if (m->st.st_size > MODULE_SIZE_MAX)
+		fatal("%s is too large (%lld bytes) to be a stapler module", m->path,
+		      (long long)m->st.st_size);
+	m->len = m->st.st_size;
+	m->image = malloc(m->len ? m->len : 1);
+	if (!m->image)
+		fatal("out of memory");
+	while (got < m->len) {
+		ssize_t n = pread(m->fd, m->image + got, m->len - got, got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			fatal("cannot read module %s: %s", m->path, n ? strerror(errno) :
+			      "it shrank while being read");
+		got += n;
+	}
+}
+
+/* Root-owned and not writable by others: what a stapusr member may trust. */
+static void check_trusted(const char *path, const struct stat *st, mode_t forbidden)
+{
+	if (st->st_uid != 0)
+		fatal("%s must be owned by root for members of stapusr to load modules from it",
+		      path);
+	if (st->st_mode & forbidden)
+		fatal("%s must not be writable by %s for members of stapusr to load modules "
+		      "from it", path, forbidden & S_IWGRP ? "group or others" : "others");
+}
+
+/*
+ * stapusr members may load only what the administrator installed: the open file must
+ * lie (all links resolved) under /lib/modules/REL/systemtap, be root's and be writable
+ * by nobody else, and so must be the folders from there down to it.
+ */
+static void check_installed_module(const struct module_file *m, const char *release)
+{
+	char dir[PATH_MAX], fdlink[64], real[PATH_MAX], *top;
+	struct stat st;
+	size_t toplen;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/lib/modules/%s/systemtap", release);
+	snprintf(fdlink, sizeof(fdlink), "/proc/self/fd/%d", m->fd);
+	n = readlink(fdlink, real, sizeof(real) - 1);
+	if (n <= 0)
+		fatal("cannot tell where %s is (is /proc mounted?): %s", m->path,
+		      n ? strerror(errno) : "empty link");
+	real[n] = '\0';
+	top = realpath(dir, NULL);
+	toplen = top ? strlen(top) : 0;
+	if (!top || strncmp(real, top, toplen) != 0 || real[toplen] != '/')
+		fatal("members of the group stapusr may only load modules installed under %s; "
+		      "%s is not there%s%s%s (ask an administrator to install it, or to add you "
+		      "to the group stapdev)", dir, m->path,
+		      strcmp(real, m->path) ? " (it is " : "", strcmp(real, m->path) ? real : "",
+		      strcmp(real, m->path) ? ")" : "");
+	/* the path still names the file that was opened (not renamed or replaced since) */
+	if (stat(real, &st) != 0 || st.st_dev != m->st.st_dev || st.st_ino != m->st.st_ino)
+		fatal("%s changed while it was being checked", m->path);
+	check_trusted(real, &m->st, S_IWGRP | S_IWOTH);
+	for (char *slash = real + toplen; slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (stat(real, &st) != 0)
+			fatal("cannot examine %s: %s", real, strerror(errno));
+		check_trusted(real, &st, S_IWOTH);
+		*slash = '/';
+	}
+	free(top);
+}
+
+static void check_module(const struct module_file *m, struct modimage_info *info,
+			 const char *release)
+{
+	size_t rel_len;
+
+	switch (modimage_read(m->image, m->len, info)) {
+	case MODIMAGE_OK:
+		break;
+	case MODIMAGE_NOT_ELF:
+		fatal("%s is not an ELF kernel module: it is not an ELF file at all (staprun "
+		      "loads the .ko files stap -p4 builds)", m->path);
+	case MODIMAGE_NOT_MODULE:
+		fatal("%s is an ELF file but not a kernel module (a module has a .modinfo "
+		      "section with name= and a .gnu.linkonce.this_module section)", m->path);
+	case MODIMAGE_NO_MEMORY:
+		fatal("out of memory");
+	}
+	if (!modimage_is_stapler(info))
+		fatal("%s is a kernel module, but not one built by stapler's stap (module %s%s%s); "
+		      "staprun loads only those", m->path, info->name,
+		      modimage_get(info, "description") ? ": " : "",
+		      modimage_get(info, "description") ? modimage_get(info, "description") : "");
+	if (!info->vermagic)
+		fatal("%s has no vermagic in its .modinfo: it cannot be checked against this "
+		      "kernel", m->path);
+	rel_len = modimage_release_len(info->vermagic);
+	if (rel_len != strlen(release) || strncmp(info->vermagic, release, rel_len) != 0)
+		fatal("module %s was built for kernel \"%.*s\", but this is kernel \"%s\"",
+		      m->path, (int)rel_len, info->vermagic, release);
+	if (strlen(info->name) >= MODIMAGE_NAME_FIELD)
+		fatal("%s has a module name longer than the kernel allows: %s", m->path,
+		      info->name);
+}
+
+/*
+ * -R: NAME_PID, the tail of NAME replaced so that it is no longer than NAME (the room
+ * .modinfo has).  The pid is the session's own (staprun becomes stapio), so it is unique
+ * among running sessions.
+ */
+static char *unique_name(const char *name)
+{
+	char suffix[24], *out;
+	size_t len = strlen(name), slen, keep;
+
+	slen = snprintf(suffix, sizeof(suffix), "_%ld", (long)getpid());
+	if (len <= slen)
+		fatal("-R cannot rename module %s: its name is too short to hold a unique "
+		      "suffix (%s); build it with a longer name (stap -m)", name, suffix);
+	keep = len - slen;
+	if (asprintf(&out, "%.*s%s", (int)keep, name, suffix) < 0)
+		fatal("out of memory");
+	return out;
+}
+
+/* The module's parameter string: the VAR=VALUE settings, then -b's buffer size. */
+static char *module_parameters(const struct options *o)
+{
+	char *params = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&params, &size);
+
+	if (!f)
+		fatal("out of memory");
+	for (int i = 0; i < o->nsettings; i++) {
+		const char *s = o->settings[i], *eq = strchr(s, '=');
+
+		if (i)
+			fputc(' ', f);
+		/* the kernel's parameter parser takes a quoted value as one */
+		if (strpbrk(eq + 1, " \t\n"))
+			fprintf(f, "%.*s\"%s\"", (int)(eq - s + 1), s, eq + 1);
+		else
+			fputs(s, f);
+	}
+	if (o->bufsize)
+		fprintf(f, "%s%s=%ld", o->nsettings ? " " : "", STP_BUFSIZE_PARAM, o->bufsize);
+	if (fclose(f) != 0)
+		fatal("out of memory");
+	return params;
 }
 
 static void explain_insert_error(int err, const char *path, const char *name)
 {
 	switch (err) {
 	case EEXIST:
-		fatal("a module named %s is already loaded; remove it with 'staprun -d %s'",
+		fatal("a module named %s is already loaded (another session of it?); remove it "
+		      "with 'staprun -d %s', or load another copy under a unique name with -R",
 		      name, name);
 	case ENOEXEC:
 		fatal("the kernel rejected %s as an invalid module (built for another kernel?)",
@@ -122,6 +522,17 @@ static void explain_insert_error(int err, const char *path, const char *name)
 	case EPERM:
 		fatal("the kernel does not allow loading %s: %s (module loading disabled, "
 		      "lockdown, or missing privilege?)", path, strerror(err));
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+		fatal("the kernel refused %s: %s (it accepts only signed modules?)", path,
+		      strerror(err));
+	case EINVAL:
+		fatal("the kernel refused %s: %s (a VAR=VALUE setting it could not parse, or a "
+		      "kernel mismatch; see dmesg)", path, strerror(err));
+	case ENOENT:
+		fatal("the kernel refused %s: it needs symbols this kernel does not have "
+		      "(see dmesg)", path);
 	case ENOSYS:
 		fatal("this kernel cannot load modules");
 	default:
@@ -129,118 +540,265 @@ static void explain_insert_error(int err, const char *path, const char *name)
 	}
 }
 
+/* ---- loading ---- */
+
+static void add_arg(char ***argv, int *n, const char *arg)
+{
+	char **grown = realloc(*argv, (*n + 2) * sizeof(*grown));
+
+	if (!grown)
+		fatal("out of memory");
+	grown[(*n)++] = (char *)arg;
+	grown[*n] = NULL;
+	*argv = grown;
+}
+
+/* Hands the session to stapio, which keeps this process (and its id). */
+static int exec_stapio(const struct options *o, const char *name, bool loaded)
+{
+	char *stapio = sibling_program("stapio", STAPIO_PATH);
+	char **argv = NULL;
+	int n = 0;
+
+	add_arg(&argv, &n, "stapio");
+	for (int i = 0; i < verbosity; i++)
+		add_arg(&argv, &n, "-v");
+	if (o->suppress_warnings)
+		add_arg(&argv, &n, "-w");
+	if (o->command) {
+		add_arg(&argv, &n, "-c");
+		add_arg(&argv, &n, o->command);
+	}
+	if (o->target_pid) {
+		add_arg(&argv, &n, "-x");
+		add_arg(&argv, &n, o->target_pid);
+	}
+	if (o->output) {
+		add_arg(&argv, &n, "-o");
+		add_arg(&argv, &n, o->output);
+	}
+	if (o->rotate) {
+		add_arg(&argv, &n, "-S");
+		add_arg(&argv, &n, o->rotate);
+	}
+	if (o->reader_timeout) {
+		add_arg(&argv, &n, "-T");
+		add_arg(&argv, &n, o->reader_timeout);
+	}
+	if (o->background)
+		add_arg(&argv, &n, "-D");
+	if (o->leave_running)
+		add_arg(&argv, &n, "-L");
+	if (o->attach)
+		add_arg(&argv, &n, "-A");
+	add_arg(&argv, &n, name);
+	say(1, "starting %s", stapio);
+	execv(stapio, argv);
+	fprintf(stderr, "ERROR: cannot run %s: %s\n", stapio, strerror(errno));
+	if (loaded && syscall(SYS_delete_module, name, O_NONBLOCK) != 0)
+		fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name, strerror(errno));
+	return 1;
+}
+
+static int load(const struct options *o, enum privilege priv, const char *release)
+{
+	struct module_file m = { 0 };
+	struct modimage_info info;
+	char *name, *params;
+	int err;
+
+	open_module(&m, o->module, release);
+	if (priv == PRIV_STAPUSR)
+		check_installed_module(&m, release);
+	check_module(&m, &info, release);
+	name = strdup(info.name);
+	if (!name)
+		fatal("out of memory");
+	if (o->unique_name) {
+		char *renamed = unique_name(info.name);
+
+		err = modimage_rename(m.image, m.len, renamed);
+		if (err)
+			fatal("-R cannot rename module %s to %s: %s", info.name, renamed,
+			      strerror(-err));
+		say(1, "renamed module %s to %s", name, renamed);
+		free(name);
+		name = renamed;
+	}
+	modimage_free(&info);
+	params = module_parameters(o);
+	need_effective_root();
+	if (!ensure_debugfs_mounted())
+		return 1;
+	say(1, "inserting module %s (name %s%s%s)", m.path, name, *params ? ", parameters " : "",
+	    params);
+	/* init_module: the bytes checked (and renamed) are the bytes loaded */
+	if (syscall(SYS_init_module, m.image, m.len, params) != 0)
+		explain_insert_error(errno, m.path, name);
+	free(m.image);
+	free(params);
+	close(m.fd);
+	return exec_stapio(o, name, true);
+}
+
+/* ---- attaching and removing ---- */
+
+/* A stapler module: loaded, with its folder in debugfs (made by its transport). */
+static bool is_stapler_module(const char *name)
+{
+	char *dir = module_debugfs_path(name, NULL);
+	struct stat st;
+	bool yes = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+
+	free(dir);
+	return yes;
+}
+
+static bool valid_module_name(const char *name)
+{
+	return *name && strlen(name) < MODIMAGE_NAME_FIELD && !strchr(name, '/') &&
+	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static int attach(const struct options *o)
+{
+	if (!valid_module_name(o->module))
+		fatal("'%s' is not a module name", o->module);
+	need_effective_root();
+	if (!ensure_debugfs_mounted())
+		return 1;
+	if (!is_stapler_module(o->module))
+		fatal("cannot attach to module %s: no stapler module of that name is loaded",
+		      o->module);
+	return exec_stapio(o, o->module, false);
+}
+
 static int remove_module(const char *name)
 {
 	say(1, "removing module %s", name);
-	if (syscall(SYS_delete_module, name, O_NONBLOCK) != 0) {
-		fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name, strerror(errno));
-		return 1;
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0) {
+		say(1, "module %s removed", name);
+		return 0;
 	}
-	say(1, "module %s removed", name);
-	return 0;
+	switch (errno) {
+	case ENOENT:
+		fprintf(stderr, "ERROR: cannot remove module %s: no module of that name is "
+			"loaded\n", name);
+		break;
+	case EWOULDBLOCK:
+	case EBUSY:
+		fprintf(stderr, "ERROR: cannot remove module %s: it is in use (a stapio is "
+			"attached to it?)\n", name);
+		break;
+	case ENOSYS:
+		fprintf(stderr, "ERROR: cannot remove module %s: this kernel cannot unload "
+			"modules\n", name);
+		break;
+	default:
+		fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name, strerror(errno));
+	}
+	return 1;
 }
 
-static void refuse_unprivileged(void)
+/* Not in use: no references, and nobody holds its control channel. */
+static bool module_is_idle(const char *name)
 {
-	if (geteuid() == 0)
-		return;
-	fatal("you are trying to run stapler as a normal user; you must be root.\n"
-	      "(Loading for members of the groups stapusr and stapdev is not implemented yet.)");
+	char path[PATH_MAX], buf[32] = "";
+	char *ctl;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (strtol(buf, NULL, 10) != 0 || !isdigit((unsigned char)buf[0]))
+		return false;
+	/* the channel admits one opener at a time: EBUSY means a stapio is attached */
+	ctl = module_debugfs_path(name, STP_CTL_FILE);
+	fd = open(ctl, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	free(ctl);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int remove_all(void)
+{
+	char *root = module_debugfs_path("", NULL);
+	struct dirent *e;
+	int status = 0;
+	DIR *d;
+
+	d = opendir(root);
+	if (!d) {
+		if (errno != ENOENT)
+			fprintf(stderr, "ERROR: cannot read %s: %s\n", root, strerror(errno));
+		free(root);
+		return errno == ENOENT ? 0 : 1;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !valid_module_name(e->d_name) ||
+		    !is_stapler_module(e->d_name))
+			continue;
+		if (!module_is_idle(e->d_name)) {
+			say(1, "module %s is in use or attached; left loaded", e->d_name);
+			continue;
+		}
+		status |= remove_module(e->d_name);
+	}
+	closedir(d);
+	free(root);
+	return status;
+}
+
+static int remove_modules(const char *name)
+{
+	need_effective_root();
+	if (!ensure_debugfs_mounted())
+		return 1;
+	if (strcmp(name, "*") == 0)
+		return remove_all();
+	if (!valid_module_name(name))
+		fatal("'%s' is not a module name", name);
+	if (!is_stapler_module(name)) {
+		char sys[PATH_MAX];
+
+		snprintf(sys, sizeof(sys), "/sys/module/%s", name);
+		if (access(sys, F_OK) == 0)
+			fatal("cannot remove module %s: it is not a stapler module (it has no "
+			      "%s/%s/%s folder); use rmmod", name, DEBUGFS_ROOT, STP_DEBUGFS_DIR,
+			      name);
+		fatal("cannot remove module %s: no module of that name is loaded", name);
+	}
+	return remove_module(name);
 }
 
 int main(int argc, char **argv)
 {
-	const char *output_file = NULL, *remove_name = NULL;
-	struct modinfo info = { 0 };
+	struct options o = { 0 };
+	enum privilege priv;
 	struct utsname uts;
-	char *path, *params = NULL, *stapio;
-	size_t params_len = 0;
-	char **stapio_argv;
-	int opt, fd, n = 0;
 
 	program_name = "staprun";
-	while ((opt = getopt(argc, argv, "+vo:d:hc:x:RLAbDS:T:uC:")) != -1) {
-		switch (opt) {
-		case 'v':
-			verbosity++;
-			break;
-		case 'o':
-			output_file = optarg;
-			break;
-		case 'd':
-			remove_name = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case '?':
-			fputs(usage_text, stderr);
-			return 1;
-		default:
-			fatal("staprun option -%c is not implemented yet", opt);
-		}
-	}
-	if (!remove_name && optind >= argc) {
-		fputs(usage_text, stderr);
-		return 1;
-	}
-	refuse_unprivileged();
-	if (remove_name)
-		return remove_module(remove_name);
+	parse_options(argc, argv, &o);
+	if (uname(&uts) != 0)
+		fatal("uname: %s", strerror(errno));
 
-	uname(&uts);
-	path = find_module(argv[optind++], uts.release);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && !strchr(argv[optind - 1], '/'))
-		fatal("cannot find module %s: not in the current folder, nor at %s",
-		      argv[optind - 1], path);
-	if (fd < 0)
-		fatal("cannot open module %s: %s", path, strerror(errno));
-	if (!read_modinfo(fd, path, &info))
-		return 1;
-	if (strncmp(info.vermagic, uts.release, strlen(uts.release)) != 0 ||
-	    (info.vermagic[strlen(uts.release)] != ' ' && info.vermagic[strlen(uts.release)]))
-		fatal("module %s was built for kernel \"%.*s\", but this is kernel \"%s\"", path,
-		      (int)strcspn(info.vermagic, " "), info.vermagic, uts.release);
-
-	/* VAR=VALUE arguments become the module's parameter string */
-	for (; optind < argc; optind++) {
-		size_t len = strlen(argv[optind]);
-
-		if (!strchr(argv[optind], '='))
-			fatal("'%s' is not a VAR=VALUE setting", argv[optind]);
-		params = realloc(params, params_len + len + 2);
-		if (!params)
-			fatal("out of memory");
-		if (params_len)
-			params[params_len++] = ' ';
-		memcpy(params + params_len, argv[optind], len + 1);
-		params_len += len;
-	}
-	if (!ensure_debugfs_mounted())
-		return 1;
-
-	say(1, "inserting module %s (name %s)", path, info.name);
-	if (syscall(SYS_finit_module, fd, params ? params : "", 0) != 0)
-		explain_insert_error(errno, path, info.name);
-	close(fd);
-
-	/* hand over: stapio [-v...] [-o FILE] MODULE */
-	stapio = sibling_program("stapio", STAPIO_PATH);
-	stapio_argv = calloc(verbosity + 5, sizeof(*stapio_argv));
-	if (!stapio_argv)
-		fatal("out of memory");
-	stapio_argv[n++] = "stapio";
-	for (int i = 0; i < verbosity; i++)
-		stapio_argv[n++] = "-v";
-	if (output_file) {
-		stapio_argv[n++] = "-o";
-		stapio_argv[n++] = (char *)output_file;
-	}
-	stapio_argv[n++] = info.name;
-	say(1, "starting %s", stapio);
-	execv(stapio, stapio_argv);
-	fprintf(stderr, "ERROR: cannot run %s: %s\n", stapio, strerror(errno));
-	remove_module(info.name);
-	return 1;
+	priv = real_user_privilege();
+	if (priv == PRIV_NONE)
+		fatal("you are trying to use staprun as a normal user: you must be root, or a "
+		      "member of the group \"stapdev\" (to load any module) or \"stapusr\" (to "
+		      "load modules installed under /lib/modules/%s/systemtap); members of "
+		      "either may attach to (-A) and remove (-d) stapler sessions",
+		      uts.release);
+	if (o.remove)
+		return remove_modules(o.remove);
+	if (o.attach)
+		return attach(&o);
+	return load(&o, priv, uts.release);
 }

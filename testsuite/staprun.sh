@@ -1,0 +1,278 @@
+# staprun.sh - staprun on the host: its command line, the checks it makes before the
+# kernel sees a module (the host kernel cannot load one), who it refuses, and the renaming
+# of module images (staprun/modimage.c, also used by stap's module cache).
+# Loading itself is tested in the guest: testsuite/run/staprun_*.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+work=$WORK/staprun
+rm -rf "$work"
+mkdir -p "$work"
+chmod 755 "$work"
+
+# expect NAME STATUS REGEX COMMAND...: COMMAND (run in $work) exits with STATUS and its
+# output (stdout and stderr together) matches the extended regular expression REGEX.
+expect() {
+	local name=$1 status=$2 regex=$3 out actual
+	shift 3
+	out=$(cd "$work" && "$@" 2>&1 </dev/null)
+	actual=$?
+	if [ "$actual" != "$status" ]; then
+		fail "staprun: $name (status $actual, expected $status)" "$out"
+	elif ! grep -Eq -- "$regex" <<<"$out"; then
+		fail "staprun: $name (output does not match /$regex/)" "$out"
+	else
+		pass "staprun: $name"
+	fi
+}
+
+# ---- the command line ----
+
+expect "-h shows the usage" 0 '^Usage: staprun \[options\] MODULE' "$STAPRUN" -h
+help=$("$STAPRUN" -h)
+missing=()
+for option in -v -V -w -c -x -o -b -L -A -D -R -S -T -d -h; do
+	grep -Eq -- "^ +$option( |$)" <<<"$help" || missing+=("$option")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	pass "staprun: -h documents every option"
+else
+	fail "staprun: -h documents every option (missing: ${missing[*]})"
+fi
+expect "-V prints the version" 0 '^Stapler module loader/runner \(version [0-9.]+\)$' \
+	"$STAPRUN" -V
+expect "an unknown option shows the usage" 1 '^Usage: staprun' "$STAPRUN" -z x.ko
+expect "a module is needed" 1 '^ERROR: Need a module name or path to load\.' "$STAPRUN"
+expect "-v alone still needs a module" 1 'Need a module name' "$STAPRUN" -v
+expect "-c and -x exclude each other" 1 "You can't specify the '-c' and '-x' options together" \
+	"$STAPRUN" -c true -x 1 x.ko
+expect "-L and -A exclude each other" 1 "You can't specify the '-A' and '-L' options together" \
+	"$STAPRUN" -L -A x
+expect "-L and -D exclude each other" 1 "You can't specify the '-D' and '-L' options together" \
+	"$STAPRUN" -L -D -o f x.ko
+expect "-D needs -o" 1 "You have to specify output FILE with '-D' option" "$STAPRUN" -D x.ko
+expect "-S needs -o" 1 "You have to specify output FILE with '-S' option" "$STAPRUN" -S 1 x.ko
+for bad in x 0 1,0 '1,' ,2 1,2,3 -1; do
+	expect "-S refuses '$bad'" 1 "Invalid file size option '$bad'" \
+		"$STAPRUN" -S "$bad" -o f x.ko
+done
+for bad in 0 4096 -1 x 8M; do
+	expect "-b refuses '$bad'" 1 "Invalid buffer size '$bad' \(should be 1-4095\)" \
+		"$STAPRUN" -b "$bad" x.ko
+done
+expect "-T refuses 0" 1 "Invalid reader timeout value '0'" "$STAPRUN" -T 0 x.ko
+expect "-T refuses a non-number" 1 "Invalid reader timeout value '2s'" "$STAPRUN" -T 2s x.ko
+expect "-x takes a process id" 1 "Invalid process id 'abc' for -x" "$STAPRUN" -x abc x.ko
+expect "-x needs a running process" 1 "-x 2147483647: there is no process 2147483647" \
+	"$STAPRUN" -x 2147483647 x.ko
+expect "settings are VAR=VALUE" 1 "'oops' is not a VAR=VALUE setting" "$STAPRUN" x.ko a=1 oops
+expect "a setting names a variable" 1 "'1a=2' is not a VAR=VALUE setting" "$STAPRUN" x.ko 1a=2
+expect "a value cannot hold both spaces and quotes" 1 "the value of v cannot hold both" \
+	"$STAPRUN" x.ko 'v=say "hi" twice'
+expect "-A takes no -R" 1 "-A attaches to a session already running" "$STAPRUN" -A -R x
+expect "-A takes no settings" 1 "its globals cannot be set \(v=1\)" "$STAPRUN" -A x v=1
+expect "-A takes a name, not a file" 1 "-A takes the name of a loaded module" \
+	"$STAPRUN" -A ./x.ko
+expect "-d takes no module file" 1 "-d MODULE takes no module file" "$STAPRUN" -d x y.ko
+expect "-d takes no other options" 1 "-d MODULE takes no module file and no other options" \
+	"$STAPRUN" -o f -d x
+expect "options stapler does not have are named" 1 "staprun option -u is not supported" \
+	"$STAPRUN" -u x.ko
+
+# ---- checks of the module (as root: the privilege check comes first) ----
+
+if [ "$(id -u)" != 0 ]; then
+	skip "staprun: checks of modules and users (not running as root)"
+	exit 0
+fi
+
+printf 'not a module\n' >"$work/text.ko"
+cp /bin/true "$work/program.ko"
+if gcc -c -x c -o "$work/object.ko" - <<<'int x;' 2>/dev/null; then
+	expect "refuses an ELF object that is not a module" 1 \
+		'object\.ko is an ELF file but not a kernel module' "$STAPRUN" object.ko
+fi
+expect "refuses a file that is not ELF" 1 \
+	'^ERROR: text\.ko is not an ELF kernel module: it is not an ELF file at all' \
+	"$STAPRUN" text.ko
+expect "refuses an ELF program" 1 'program\.ko is an ELF file but not a kernel module' \
+	"$STAPRUN" program.ko
+expect "says where it looked for a missing module" 1 \
+	"cannot find module nosuch: not in the current folder, nor at /lib/modules/$(uname -r)/systemtap/nosuch\.ko" \
+	"$STAPRUN" nosuch
+expect "a missing module path" 1 "cannot open module \./nosuch\.ko: No such file" \
+	"$STAPRUN" ./nosuch.ko
+mkdir -p "$work/dir.ko"
+expect "refuses a folder named .ko" 1 "dir\.ko is not a regular file" "$STAPRUN" dir.ko
+expect "-d on a module that is not loaded" 1 \
+	"cannot remove module nosuch: no module of that name is loaded" "$STAPRUN" -d nosuch
+expect "-d '*' with nothing to remove" 0 '^$' "$STAPRUN" -d '*'
+expect "-A on a module that is not loaded" 1 \
+	"cannot attach to module nosuch: no stapler module of that name is loaded" \
+	"$STAPRUN" -A nosuch
+
+rel=$("$top/testsuite/vm/reference-release" 2>/dev/null)
+if [ -z "$rel" ] || [ ! -d "/lib/modules/$rel/build" ]; then
+	skip "staprun: checks of built modules (no reference kernel headers; run ./setup)"
+	exit 0
+fi
+hello='probe begin { println("hello") exit() }'
+name=staprun_check_module_name
+if ! out=$(cd "$work" && "$STAP" -p4 -r "$rel" -m $name -e "$hello" 2>&1); then
+	fail "staprun: stap -p4 builds a module to check" "$out"
+	exit 0
+fi
+ko=$work/$name.ko
+chmod 644 "$ko"
+
+if [ "$(uname -r)" != "$rel" ]; then
+	expect "refuses a module for another kernel" 1 \
+		"^ERROR: module $name\.ko was built for kernel \"$rel\", but this is kernel \"$(uname -r)\"$" \
+		"$STAPRUN" $name.ko
+	expect "finds MODULE.ko for MODULE" 1 "module $name\.ko was built for kernel" \
+		"$STAPRUN" $name
+	expect "checks the kernel before renaming with -R" 1 "was built for kernel \"$rel\"" \
+		"$STAPRUN" -R $name.ko
+else
+	skip "staprun: refuses a module for another kernel (the host runs $rel)"
+fi
+
+# a kernel module that stap did not build: description= tells
+if fixture=$("$top/testsuite/fixtures/build-fixture" "$top/testsuite/fixtures/kprobe_hello" \
+	"$rel" "$WORK/fixtures" 2>&1); then
+	cp "$(head -n 1 <<<"$fixture")" "$work/foreign.ko"
+	expect "refuses a kernel module stap did not build" 1 \
+		"foreign\.ko is a kernel module, but not one built by stapler's stap" \
+		"$STAPRUN" foreign.ko
+else
+	fail "staprun: the kprobe_hello fixture builds" "$fixture"
+fi
+sed 's/description=stapler script module/description=another script module/' "$ko" \
+	>"$work/described.ko"
+expect "the module's description decides" 1 \
+	"described\.ko is a kernel module, but not one built by stapler's stap \(module $name: another script module\)" \
+	"$STAPRUN" described.ko
+
+# ---- who may do what (the real user's groups; Debian's systemtap makes the groups) ----
+
+if ! command -v setpriv >/dev/null; then
+	skip "staprun: users (setpriv is not installed)"
+else
+	nobody=(setpriv --reuid=nobody --regid=nogroup)
+	expect "refuses a user in neither group, naming the groups" 1 \
+		'^ERROR: .*you must be root, or a member of the group "stapdev" .* or "stapusr"' \
+		"${nobody[@]}" --clear-groups "$STAPRUN" "$ko"
+	expect "refuses -d to a user in neither group" 1 'you must be root' \
+		"${nobody[@]}" --clear-groups "$STAPRUN" -d '*'
+	expect "refuses -A to a user in neither group" 1 'you must be root' \
+		"${nobody[@]}" --clear-groups "$STAPRUN" -A $name
+	if getent group stapusr >/dev/null && getent group stapdev >/dev/null; then
+		expect "a stapusr member may not load a module from elsewhere" 1 \
+			"members of the group stapusr may only load modules installed under /lib/modules/$(uname -r)/systemtap; $ko is not there" \
+			"${nobody[@]}" --groups=stapusr "$STAPRUN" "$ko"
+		expect "the primary group counts" 1 \
+			"members of the group stapusr may only load modules installed under" \
+			setpriv --reuid=nobody --regid=stapusr --clear-groups "$STAPRUN" "$ko"
+		if [ "$(uname -r)" != "$rel" ]; then
+			expect "a stapdev member may load any module (then the kernel is checked)" 1 \
+				"^ERROR: module $ko was built for kernel \"$rel\"" \
+				"${nobody[@]}" --groups=stapdev "$STAPRUN" "$ko"
+		fi
+		expect "without setuid root, a stapdev member is told what is missing" 1 \
+			"staprun needs root privileges to load and remove modules: .*setuid root" \
+			"${nobody[@]}" --groups=stapdev "$STAPRUN" -d '*'
+	else
+		skip "staprun: stapusr and stapdev members (no such groups here)"
+	fi
+fi
+
+# ---- renaming module images: staprun/modimage.c ----
+
+cat >"$work/rename.c" <<'EOF'
+/* rename FILE NAME: modimage_rename() on FILE's image, written back; prints the result */
+#include "modimage.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	static char image[64 << 20];
+	FILE *f = fopen(argv[1], "rb");
+	size_t len;
+	int rc;
+
+	if (argc != 3 || !f)
+		return 2;
+	len = fread(image, 1, sizeof(image), f);
+	fclose(f);
+	rc = modimage_rename(image, len, argv[2]);
+	printf("%s\n", rc ? strerror(-rc) : "renamed");
+	f = fopen(argv[1], "wb");
+	if (!f || fwrite(image, 1, len, f) != len || fclose(f))
+		return 2;
+	return rc ? 1 : 0;
+}
+EOF
+if ! out=$(gcc -I"$top/staprun" -o "$work/rename" "$work/rename.c" "$top/staprun/modimage.o" \
+	-lelf 2>&1); then
+	fail "staprun: the modimage test program builds" "$out"
+	exit 0
+fi
+
+# the name in .modinfo (name=) and in struct module (.gnu.linkonce.this_module)
+names_in() {
+	echo "modinfo: $(readelf -p .modinfo "$1" | grep -o 'name=[A-Za-z0-9_]*' | sed -n 1p)"
+	echo "struct module: $(readelf -x .gnu.linkonce.this_module "$1" | sed -n '/0x/p' |
+		awk '{ printf "%s", $NF }' | grep -o 'staprun[A-Za-z0-9_.]*' | tr -d .)"
+	command -v modinfo >/dev/null && echo "modinfo -F name: $(modinfo -F name "$1")"
+}
+cp "$ko" "$work/renamed.ko"
+expect "renames a module to a shorter name" 0 '^renamed$' "$work/rename" renamed.ko staprun_short
+got=$(names_in "$work/renamed.ko")
+if grep -qx 'modinfo: name=staprun_short' <<<"$got" &&
+	grep -qx 'struct module: staprun_short' <<<"$got" && ! grep -q "$name" <<<"$got" &&
+	{ ! command -v modinfo >/dev/null || grep -qx 'modinfo -F name: staprun_short' <<<"$got"; }; then
+	pass "staprun: renaming changes both places the name is"
+else
+	fail "staprun: renaming changes both places the name is" "$got"
+fi
+if cmp -s <(readelf -p .modinfo "$ko" | grep -v 'name=') \
+	<(readelf -p .modinfo "$work/renamed.ko" | grep -v 'name='); then
+	pass "staprun: renaming leaves the other .modinfo entries alone"
+else
+	fail "staprun: renaming leaves the other .modinfo entries alone" \
+		"$(diff <(readelf -p .modinfo "$ko") <(readelf -p .modinfo "$work/renamed.ko"))"
+fi
+if [ "$(uname -r)" != "$rel" ]; then
+	expect "staprun reads the new name" 1 "was built for kernel" "$STAPRUN" renamed.ko
+fi
+expect "renaming to the same name is no change" 0 '^renamed$' \
+	"$work/rename" renamed.ko staprun_short
+expect "refuses a longer name (no room in .modinfo)" 1 '^File name too long$' \
+	"$work/rename" renamed.ko staprun_short_but_longer
+cp "$ko" "$work/long.ko"
+expect "refuses a name of 56 bytes" 1 '^File name too long$' \
+	"$work/rename" long.ko "$(printf 'n%.0s' $(seq 56))"
+expect "refuses a name with a /" 1 '^Invalid argument$' "$work/rename" long.ko a/b
+expect "refuses an image that is not a module" 1 '^Exec format error$' \
+	"$work/rename" program.ko x
+if cmp -s "$ko" "$work/long.ko"; then
+	pass "staprun: a refused renaming leaves the image alone"
+else
+	fail "staprun: a refused renaming leaves the image alone"
+fi
+
+# stap's cache hands out a cached module under another name with the same function
+other=staprun_cached
+if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m $other -e "$hello" 2>&1) &&
+	grep -q 'Pass 4: using cached' <<<"$out"; then
+	got=$(names_in "$work/$other.ko")
+	if grep -qx "modinfo: name=$other" <<<"$got" && grep -qx "struct module: $other" <<<"$got"
+	then
+		pass "staprun: stap's cache renames the module it hands out"
+	else
+		fail "staprun: stap's cache renames the module it hands out" "$got"
+	fi
+else
+	fail "staprun: stap -p4 uses the cache under another name" "$out"
+fi
