@@ -1,46 +1,83 @@
 /*
  * stapio.c - the I/O loop of a running session, started by staprun once the module is in.
  *
- * usage: stapio [-v] [-o FILE] MODULE
+ * usage: stapio [-v]... [-w] [-c CMD | -x PID] [-o FILE] [-S SIZE[,N]] [-T MS] [-D]
+ *               [-L | -A] NAME
  *
- * Starts the module's session over the control channel, copies what probes print from
- * the per-CPU relay files to standard output (or FILE), prints the module's warnings and
- * errors on standard error, and ends the session in order when the script calls exit()
- * or on SIGINT/SIGTERM/SIGHUP: the module runs its end probes, stapio drains the rest of
- * the output and has staprun remove the module.  Exit status 1 if the script had errors.
+ * Starts the module's session over the control channel (or attaches to a running one),
+ * copies what probes print from the relay files to standard output or the output files,
+ * prints the module's warnings and errors on standard error, and ends the session in
+ * order when the script calls exit(), the -c command ends, or on SIGINT/SIGTERM/SIGHUP:
+ * the module runs its end probes, stapio drains the rest of the output and has staprun
+ * remove the module.  SIGQUIT (and -L once started) detaches instead, leaving the module
+ * running; -D goes on in the background.  Exit status 1 if anything failed.
  */
-#include "staprun.h"
+#include "stapio.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef STAPRUN_PATH
 #define STAPRUN_PATH "/usr/local/bin/staprun"
 #endif
 
-#define POLL_INTERVAL_MS 100	/* relay does not wake readers for partial buffers */
+#define DEFAULT_TIMEOUT_MS 200		/* staprun(8) -T */
+#define EXIT_ANSWER_LIMIT_S 60		/* end probes that take longer are presumed stuck */
+#define ROUND_LIMIT (16 << 20)		/* bytes read from one buffer before looking around */
+
+volatile sig_atomic_t stop_requested;
+bool output_failed;
+static volatile sig_atomic_t detach_requested, switch_requested;
+
+struct relay {
+	int fd;
+	int cpu;
+	bool polled;			/* has a poll method that says something */
+	struct out_stream *out;
+};
 
 struct session {
 	const char *module;
 	int ctl_fd;
-	int *relay_fds;
+	struct relay *relays;
 	size_t nrelays;
-	int out_fd;
+	struct out_stream **streams;	/* one, or one per CPU in bulk mode */
+	size_t nstreams;
+	bool bulk;
+	bool started;			/* STARTED {0} arrived (or attached) */
 	bool exit_sent;
 	bool exited;
+	bool have_child;
+	time_t exit_sent_at;
 	int status;
 };
 
-static volatile sig_atomic_t stop_requested;
+static struct {
+	bool no_warnings;		/* -w */
+	const char *command;		/* -c */
+	int target_pid;			/* -x, or the -c command's pid */
+	struct output_config out;	/* -o, -S, -D */
+	int timeout_ms;			/* -T */
+	bool daemon;			/* -D */
+	bool load_only;			/* -L */
+	bool attach;			/* -A */
+} opt = { .timeout_ms = DEFAULT_TIMEOUT_MS };
+
+static const char usage_text[] =
+"usage: stapio [-v]... [-w] [-c CMD | -x PID] [-o FILE] [-S SIZE[,N]] [-T MS] [-D]\n"
+"              [-L | -A] MODULE\n"
+"(started by staprun with the name of a loaded module; see stapio(8))\n";
 
 static void on_stop_signal(int sig)
 {
@@ -48,39 +85,42 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static bool output_failed;
-
-/* A full disk or a closed pipe ends the session, with an error status. */
-static void write_all(int fd, const char *buf, size_t len)
+static void on_quit_signal(int sig)
 {
-	while (len > 0 && !output_failed) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EPIPE)
-				fprintf(stderr, "ERROR: writing the output: %s\n", strerror(errno));
-			output_failed = true;
-			stop_requested = 1;
-			return;
-		}
-		buf += n;
-		len -= n;
-	}
+	(void)sig;
+	detach_requested = 1;
 }
 
-/* Copies everything the relay buffers hold now. */
-static void drain_relays(struct session *s)
+static void on_switch_signal(int sig)
+{
+	(void)sig;
+	switch_requested = 1;
+}
+
+static void on_child_signal(int sig)
+{
+	(void)sig;	/* only to interrupt poll(); the loop reaps */
+}
+
+/* One round: everything the buffers hold now, each to its stream. */
+static bool drain_relays(struct session *s)
 {
 	static char buf[256 * 1024];
+	bool got = false;
 
 	for (size_t i = 0; i < s->nrelays; i++) {
+		size_t total = 0;
 		ssize_t n;
 
-		while ((n = read(s->relay_fds[i], buf, sizeof(buf))) > 0)
-			write_all(s->out_fd, buf, n);
+		while (total < ROUND_LIMIT && (n = read(s->relays[i].fd, buf, sizeof(buf))) > 0) {
+			output_write(s->relays[i].out, buf, n);
+			total += n;
+			got = true;
+		}
 	}
+	for (size_t i = 0; i < s->nstreams; i++)
+		output_end_round(s->streams[i]);
+	return got;
 }
 
 static void send_message(struct session *s, uint32_t type, const void *payload, uint32_t len)
@@ -91,9 +131,11 @@ static void send_message(struct session *s, uint32_t type, const void *payload, 
 	memcpy(buf, &hdr, sizeof(hdr));
 	if (len)
 		memcpy(buf + sizeof(hdr), payload, len);
-	if (write(s->ctl_fd, buf, sizeof(hdr) + len) < 0)
+	if (write(s->ctl_fd, buf, sizeof(hdr) + len) < 0) {
 		fprintf(stderr, "ERROR: cannot write to the control channel of %s: %s\n",
 			s->module, strerror(errno));
+		s->status = 1;
+	}
 }
 
 static void request_exit(struct session *s)
@@ -101,6 +143,7 @@ static void request_exit(struct session *s)
 	if (s->exit_sent)
 		return;
 	s->exit_sent = true;
+	s->exit_sent_at = time(NULL);
 	say(1, "asking the module to end the session");
 	send_message(s, STP_MSG_EXIT, NULL, 0);
 }
@@ -108,16 +151,38 @@ static void request_exit(struct session *s)
 static void report_counts(struct session *s, const struct stp_msg_exited *counts)
 {
 	if (counts->errors || counts->skipped)
-		fprintf(stderr, "WARNING: Number of errors: %" PRIu64 ", skipped probes: %" PRIu64 "\n",
-			(uint64_t)counts->errors, (uint64_t)counts->skipped);
+		fprintf(stderr, "WARNING: Number of errors: %" PRIu64 ", skipped probes: %"
+			PRIu64 "\n", (uint64_t)counts->errors, (uint64_t)counts->skipped);
 	if (counts->dropped_bytes)
 		fprintf(stderr, "WARNING: %" PRIu64 " bytes of output were dropped: the output "
-			"buffers were full\n", (uint64_t)counts->dropped_bytes);
+			"buffers were full (stap -s MB, staprun -b MB make them larger)\n",
+			(uint64_t)counts->dropped_bytes);
 	if (counts->dropped_messages)
 		fprintf(stderr, "WARNING: %" PRIu64 " warning or error messages were dropped\n",
 			(uint64_t)counts->dropped_messages);
 	if (counts->errors)
 		s->status = 1;
+}
+
+static void handle_started(struct session *s, const struct stp_msg_started *started)
+{
+	say(1, "module started, status %d", started->status);
+	if (started->status == 0) {
+		s->started = true;
+		if (s->have_child) {
+			if (stop_requested)
+				child_kill();	/* ended before it began */
+			else
+				child_release();
+		}
+		return;
+	}
+	fprintf(stderr, "ERROR: the module could not start its probes: %s\n",
+		strerror(-started->status));
+	s->status = 1;
+	if (s->have_child)
+		child_kill();
+	request_exit(s);
 }
 
 static void handle_message(struct session *s, const char *buf, size_t len)
@@ -135,13 +200,7 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 		struct stp_msg_started started = { 0 };
 
 		memcpy(&started, payload, hdr.len < sizeof(started) ? hdr.len : sizeof(started));
-		say(1, "module started, status %d", started.status);
-		if (started.status) {
-			fprintf(stderr, "ERROR: the module could not start its probes: %s\n",
-				strerror(-started.status));
-			s->status = 1;
-			request_exit(s);
-		}
+		handle_started(s, &started);
 		break;
 	}
 	case STP_MSG_REQUEST_EXIT:
@@ -150,9 +209,12 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 		break;
 	case STP_MSG_WARNING:
 	case STP_MSG_ERROR:
+		if (hdr.type == STP_MSG_WARNING && opt.no_warnings)
+			break;
 		drain_relays(s);	/* what was printed before comes first */
 		fflush(stdout);
 		fwrite(payload, 1, hdr.len, stderr);
+		fflush(stderr);
 		break;
 	case STP_MSG_EXITED: {
 		struct stp_msg_exited counts = { 0 };
@@ -168,17 +230,69 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 	}
 }
 
+/* Every message waiting now; false if the channel failed. */
+static bool read_messages(struct session *s)
+{
+	char buf[STP_CTL_MSG_MAX];
+
+	while (!s->exited) {
+		ssize_t n = read(s->ctl_fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			handle_message(s, buf, n);
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		fprintf(stderr, "ERROR: reading the control channel of %s: %s\n", s->module,
+			n < 0 ? strerror(errno) : "it closed");
+		s->status = 1;
+		return false;
+	}
+	return true;
+}
+
+static int relay_cpu(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return atoi(base + strlen(STP_RELAY_BASENAME));
+}
+
+static bool open_outputs(struct session *s)
+{
+	s->nstreams = s->bulk ? s->nrelays : 1;
+	s->streams = calloc(s->nstreams, sizeof(*s->streams));
+	if (!s->streams)
+		fatal("out of memory");
+	for (size_t i = 0; i < s->nstreams; i++) {
+		s->streams[i] = output_open(&opt.out, s->bulk ? s->relays[i].cpu : -1);
+		if (!s->streams[i])
+			return false;
+	}
+	for (size_t i = 0; i < s->nrelays; i++)
+		s->relays[i].out = s->streams[s->bulk ? i : 0];
+	return true;
+}
+
 static bool open_channels(struct session *s)
 {
 	char *ctl = module_debugfs_path(s->module, STP_CTL_FILE);
 	char *pattern = module_debugfs_path(s->module, STP_RELAY_BASENAME "[0-9]*");
+	char *bulkmode = module_debugfs_path(s->module, STP_BULKMODE_FILE);
 	bool ok = false;
 	glob_t found = { 0 };
 
-	s->ctl_fd = open(ctl, O_RDWR | O_CLOEXEC);
+	s->ctl_fd = open(ctl, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (s->ctl_fd < 0) {
-		fprintf(stderr, "ERROR: cannot open the control channel %s: %s%s\n", ctl,
-			strerror(errno), errno == EBUSY ? " (another stapio is attached)" : "");
+		if (errno == ENOENT)
+			fprintf(stderr, "ERROR: no module %s is loaded (%s is missing)\n",
+				s->module, ctl);
+		else
+			fprintf(stderr, "ERROR: cannot open the control channel %s: %s%s\n", ctl,
+				strerror(errno),
+				errno == EBUSY ? " (another stapio is attached)" : "");
 		goto out;
 	}
 	if (glob(pattern, 0, NULL, &found) != 0 || found.gl_pathc == 0) {
@@ -186,8 +300,9 @@ static bool open_channels(struct session *s)
 			pattern);
 		goto out;
 	}
-	s->relay_fds = calloc(found.gl_pathc, sizeof(*s->relay_fds));
-	if (!s->relay_fds)
+	s->bulk = access(bulkmode, F_OK) == 0;
+	s->relays = calloc(found.gl_pathc, sizeof(*s->relays));
+	if (!s->relays)
 		fatal("out of memory");
 	for (size_t i = 0; i < found.gl_pathc; i++) {
 		int fd = open(found.gl_pathv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -197,53 +312,148 @@ static bool open_channels(struct session *s)
 				strerror(errno));
 			goto out;
 		}
-		s->relay_fds[s->nrelays++] = fd;
+		s->relays[s->nrelays].fd = fd;
+		s->relays[s->nrelays].cpu = relay_cpu(found.gl_pathv[i]);
+		s->relays[s->nrelays].polled = true;
+		s->nrelays++;
 	}
-	say(1, "reading %zu output buffers", s->nrelays);
-	ok = true;
+	say(1, "reading %zu output buffer%s%s", s->nrelays, s->nrelays == 1 ? "" : "s",
+	    s->bulk ? " in bulk mode, each into a file of its own" : "");
+	ok = open_outputs(s);
 out:
 	globfree(&found);
 	free(ctl);
 	free(pattern);
+	free(bulkmode);
 	return ok;
 }
 
-static void run_session(struct session *s)
+static void close_channels(struct session *s)
 {
-	struct stp_msg_start start = { .target_pid = 0 };
-	char buf[STP_CTL_MSG_MAX];
+	for (size_t i = 0; i < s->nrelays; i++)
+		close(s->relays[i].fd);
+	s->nrelays = 0;
+	if (s->ctl_fd >= 0)
+		close(s->ctl_fd);
+	s->ctl_fd = -1;
+	for (size_t i = 0; i < s->nstreams; i++)
+		if (s->streams[i] && !output_close(s->streams[i]))
+			s->status = 1;
+	s->nstreams = 0;
+}
 
-	send_message(s, STP_MSG_START, &start, sizeof(start));
+/* -D: the session goes on in the background; the parent tells the daemon's pid. */
+static void daemonize(struct session *s)
+{
+	int devnull;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ERROR: cannot fork the daemon: %s\n", strerror(errno));
+		s->status = 1;
+		request_exit(s);
+		return;
+	}
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		fflush(stdout);
+		_exit(0);
+	}
+	setsid();
+	devnull = open("/dev/null", O_RDWR);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		if (devnull > STDERR_FILENO)
+			close(devnull);
+	}
+	/* no terminal left: messages go where the output goes */
+	output_own_stderr(s->streams[0]);
+}
+
+enum outcome { SESSION_ENDED, SESSION_DETACHED };
+
+static enum outcome run_session(struct session *s)
+{
+	struct pollfd *pfds = calloc(s->nrelays + 1, sizeof(*pfds));
+	bool daemonized = false;
+
+	if (!pfds)
+		fatal("out of memory");
+	if (opt.attach) {
+		s->started = true;
+		say(1, "attached to the running session of %s", s->module);
+	} else {
+		struct stp_msg_start start = { .target_pid = opt.target_pid };
+
+		send_message(s, STP_MSG_START, &start, sizeof(start));
+	}
 	while (!s->exited) {
-		struct pollfd pfd = { .fd = s->ctl_fd, .events = POLLIN };
-		int ready = poll(&pfd, 1, POLL_INTERVAL_MS);
+		bool relays_woke = false;
+		int ready, timeout = opt.timeout_ms;
 
+		if (opt.load_only && s->started) {
+			free(pfds);
+			return SESSION_DETACHED;
+		}
+		if (opt.daemon && s->started && !daemonized && !s->exit_sent) {
+			daemonize(s);
+			daemonized = true;
+		}
+		pfds[0] = (struct pollfd){ .fd = s->ctl_fd, .events = POLLIN };
+		for (size_t i = 0; i < s->nrelays; i++)
+			pfds[i + 1] = (struct pollfd){
+				.fd = s->relays[i].polled ? s->relays[i].fd : -1,
+				.events = POLLIN,
+			};
+		ready = poll(pfds, s->nrelays + 1, timeout);
 		if (ready < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
-		drain_relays(s);
+		for (size_t i = 0; ready > 0 && i < s->nrelays; i++) {
+			if (pfds[i + 1].revents & (POLLERR | POLLHUP | POLLNVAL))
+				s->relays[i].polled = false;	/* the timeout drives it now */
+			else if (pfds[i + 1].revents & POLLIN)
+				relays_woke = true;
+		}
+		if (!drain_relays(s) && relays_woke && !(pfds[0].revents & POLLIN)) {
+			/* readable and empty: a file whose poll says nothing; stop asking it */
+			for (size_t i = 0; i < s->nrelays; i++)
+				if (pfds[i + 1].revents & POLLIN)
+					s->relays[i].polled = false;
+		}
+		if (switch_requested) {
+			switch_requested = 0;
+			for (size_t i = 0; i < s->nstreams; i++)
+				output_switch(s->streams[i]);
+		}
+		if (detach_requested && !s->exit_sent) {
+			free(pfds);
+			return SESSION_DETACHED;
+		}
+		if (s->have_child && s->started && child_reap()) {
+			say(1, "the command ended");
+			request_exit(s);
+		}
 		if (stop_requested)
 			request_exit(s);
-		if (ready > 0 && (pfd.revents & POLLIN)) {
-			ssize_t n = read(s->ctl_fd, buf, sizeof(buf));
-
-			if (n < 0 && errno != EINTR && errno != EAGAIN) {
-				fprintf(stderr, "ERROR: reading the control channel: %s\n",
-					strerror(errno));
-				s->status = 1;
-				break;
-			}
-			if (n > 0)
-				handle_message(s, buf, n);
-		} else if (ready > 0 && (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))) {
-			fprintf(stderr, "ERROR: the control channel of %s closed\n", s->module);
+		if (!read_messages(s))
+			break;
+		if (s->exit_sent && !s->exited &&
+		    time(NULL) - s->exit_sent_at > EXIT_ANSWER_LIMIT_S) {
+			fprintf(stderr, "ERROR: the module %s did not answer the request to exit "
+				"within %d seconds; removing it\n", s->module, EXIT_ANSWER_LIMIT_S);
 			s->status = 1;
 			break;
 		}
 	}
+	free(pfds);
+	return SESSION_ENDED;
 }
 
-/* Removal needs privilege; staprun does it, as SystemTap's stapio does. */
-static int remove_module(struct session *s)
+/* Removal needs privilege; staprun does it. */
+static int remove_module(const char *module)
 {
 	char *staprun = sibling_program("staprun", STAPRUN_PATH);
 	int status;
@@ -252,7 +462,7 @@ static int remove_module(struct session *s)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		char *argv[] = { "staprun", "-d", (char *)s->module, NULL };
+		char *argv[] = { "staprun", "-d", (char *)module, NULL };
 
 		execv(staprun, argv);
 		fprintf(stderr, "ERROR: cannot run %s: %s\n", staprun, strerror(errno));
@@ -267,61 +477,181 @@ static int remove_module(struct session *s)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
-{
-	struct session s = { .out_fd = STDOUT_FILENO, .ctl_fd = -1 };
-	struct sigaction stop = { .sa_handler = on_stop_signal };
-	struct sigaction ignore = { .sa_handler = SIG_IGN };
-	const char *output_file = NULL;
-	int opt;
+static const char *module_arg;	/* the last argument, once the options are known bad */
 
-	program_name = "stapio";
-	while ((opt = getopt(argc, argv, "+vo:")) != -1) {
-		switch (opt) {
+/* A wrong option after staprun has loaded the module: do not leave it behind. */
+static void __attribute__((format(printf, 1, 2), noreturn)) refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (module_arg && !opt.attach)
+		remove_module(module_arg);
+	exit(1);
+}
+
+static long parse_number(const char *arg, const char *what, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		refuse("invalid %s '%s' (a number from %ld to %ld)", what, arg, min, max);
+	return v;
+}
+
+/* -S SIZE[,N]: SIZE megabytes per file, at most N files. */
+static void parse_size_option(const char *arg)
+{
+	char *copy = strdup(arg), *comma;
+
+	if (!copy)
+		fatal("out of memory");
+	comma = strchr(copy, ',');
+	if (comma) {
+		*comma = '\0';
+		opt.out.max_files = parse_number(comma + 1, "number of files for -S", 1,
+						 INT_MAX);
+	}
+	opt.out.size_limit = (unsigned long long)parse_number(copy, "size for -S (megabytes)",
+							       1, 1L << 30) << 20;
+	opt.out.numbered = true;
+	free(copy);
+}
+
+static void parse_options(int argc, char **argv)
+{
+	int c;
+
+	/* staprun puts the name last; -A is seen before any refusal needs it */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-A") == 0)
+			opt.attach = true;
+	if (argc > 1 && argv[argc - 1][0] != '-')
+		module_arg = argv[argc - 1];
+	while ((c = getopt(argc, argv, "+vwc:x:o:S:T:DLA")) != -1) {
+		switch (c) {
 		case 'v':
 			verbosity++;
 			break;
+		case 'w':
+			opt.no_warnings = true;
+			break;
+		case 'c':
+			opt.command = optarg;
+			break;
+		case 'x':
+			opt.target_pid = parse_number(optarg, "process id for -x", 1, INT_MAX);
+			break;
 		case 'o':
-			output_file = optarg;
+			opt.out.file = optarg;
+			break;
+		case 'S':
+			parse_size_option(optarg);
+			break;
+		case 'T':
+			opt.timeout_ms = parse_number(optarg, "timeout for -T (milliseconds)", 1,
+						      INT_MAX);
+			break;
+		case 'D':
+			opt.daemon = true;
+			break;
+		case 'L':
+			opt.load_only = true;
+			break;
+		case 'A':
+			opt.attach = true;
 			break;
 		default:
-			fputs("usage: stapio [-v] [-o FILE] MODULE (started by staprun)\n", stderr);
-			return 1;
+			fputs(usage_text, stderr);
+			exit(1);
 		}
 	}
 	if (optind + 1 != argc) {
-		fputs("usage: stapio [-v] [-o FILE] MODULE (started by staprun)\n", stderr);
-		return 1;
+		fputs(usage_text, stderr);
+		exit(1);
 	}
-	s.module = argv[optind];
-	if (output_file) {
-		s.out_fd = open(output_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (s.out_fd < 0) {
-			fprintf(stderr, "ERROR: cannot open output file %s: %s\n", output_file,
-				strerror(errno));
-			remove_module(&s);
-			return 1;
-		}
-	}
+	if (opt.command && opt.target_pid)
+		refuse("-c and -x cannot be used together");
+	if (opt.load_only && opt.attach)
+		refuse("-L and -A cannot be used together");
+	if (opt.load_only && opt.daemon)
+		refuse("-L and -D cannot be used together");
+	if (opt.attach && (opt.command || opt.target_pid))
+		refuse("-A attaches to a started session: its target cannot be set (-c, -x)");
+	if (opt.daemon && opt.command)
+		refuse("-D cannot be used with -c");
+	if (opt.load_only && opt.command)
+		refuse("-L cannot be used with -c");
+	if (opt.out.size_limit && !opt.out.file)
+		refuse("-S needs -o FILE: only output files can be switched");
+	if (opt.daemon && !opt.out.file)
+		refuse("-D needs -o FILE: a daemon has no terminal to write to");
+	opt.out.daemon = opt.daemon;
+}
+
+static void set_signals(void)
+{
+	struct sigaction stop = { .sa_handler = on_stop_signal };
+	struct sigaction quit = { .sa_handler = on_quit_signal };
+	struct sigaction usr2 = { .sa_handler = on_switch_signal, .sa_flags = SA_RESTART };
+	struct sigaction chld = { .sa_handler = on_child_signal, .sa_flags = SA_NOCLDSTOP };
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGHUP, &stop, NULL);
+	sigaction(SIGQUIT, &quit, NULL);
+	sigaction(SIGUSR2, &usr2, NULL);
+	sigaction(SIGCHLD, &chld, NULL);
 	sigaction(SIGPIPE, &ignore, NULL);
+}
 
-	if (open_channels(&s))
-		run_session(&s);
-	else
-		s.status = 1;
+int main(int argc, char **argv)
+{
+	struct session s = { .ctl_fd = -1 };
+	enum outcome outcome = SESSION_ENDED;
+	bool opened;
 
-	for (size_t i = 0; i < s.nrelays; i++)
-		close(s.relay_fds[i]);
-	if (s.ctl_fd >= 0)
-		close(s.ctl_fd);
-	if (s.out_fd != STDOUT_FILENO && close(s.out_fd) != 0) {
-		fprintf(stderr, "ERROR: writing %s: %s\n", output_file, strerror(errno));
+	program_name = "stapio";
+	parse_options(argc, argv);
+	s.module = argv[optind];
+	set_signals();
+
+	if (opt.target_pid && kill(opt.target_pid, 0) != 0 && errno == ESRCH)
+		fprintf(stderr, "WARNING: no process %d is running (target() is %d all the "
+			"same)\n", opt.target_pid, opt.target_pid);
+
+	opened = open_channels(&s);
+	if (!opened) {
 		s.status = 1;
+	} else if (opt.command && (opt.target_pid = child_spawn(opt.command)) < 0) {
+		s.status = 1;
+		opt.target_pid = 0;
+	} else {
+		s.have_child = opt.command != NULL;
+		outcome = run_session(&s);
 	}
-	if (remove_module(&s) || output_failed)
+
+	if (s.have_child && !s.exited && outcome == SESSION_ENDED && !child_reap())
+		child_kill();	/* the session failed under it */
+	if (outcome == SESSION_DETACHED) {
+		drain_relays(&s);
+		close_channels(&s);
+		fprintf(stderr, "\nDisconnecting from systemtap module.\n"
+			"To reconnect, type \"staprun -A %s\"\n", s.module);
+		return s.status;
+	}
+	close_channels(&s);
+	if (!opened && opt.attach)
+		return 1;	/* not ours to remove: another stapio may have it */
+	if (remove_module(s.module) || output_failed)
 		s.status = 1;
 	return s.status;
 }

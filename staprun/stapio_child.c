@@ -1,0 +1,150 @@
+/*
+ * stapio_child.c - the -c command: forked before START so that its pid is the target pid
+ * the module gets, held on a pipe until the module has started, then run as the real user
+ * with stapio's own standard input, output and error.
+ */
+#include "stapio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_WORDS 256
+
+static pid_t child_pid = -1;
+static int release_fd = -1;	/* one byte written here lets the child exec */
+static bool child_gone;
+
+/* Anything the shell would treat specially makes /bin/sh -c run the command. */
+static bool needs_shell(const char *cmd)
+{
+	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~=%{}!\n") != NULL;
+}
+
+static void exec_command(const char *cmd)
+{
+	char *words[MAX_WORDS + 1];
+	char *copy, *save = NULL;
+	size_t n = 0;
+
+	if (!needs_shell(cmd)) {
+		copy = strdup(cmd);
+		for (char *w = copy ? strtok_r(copy, " \t", &save) : NULL; w && n < MAX_WORDS;
+		     w = strtok_r(NULL, " \t", &save))
+			words[n++] = w;
+		words[n] = NULL;
+		if (n > 0 && n < MAX_WORDS) {
+			execvp(words[0], words);
+			fprintf(stderr, "ERROR: cannot run %s: %s\n", words[0], strerror(errno));
+			_exit(127);
+		}
+	}
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	fprintf(stderr, "ERROR: cannot run /bin/sh for the command: %s\n", strerror(errno));
+	_exit(127);
+}
+
+static void child_main(int hold_fd, const char *cmd)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR2, SIGPIPE, SIGCHLD };
+	sigset_t none;
+	ssize_t n;
+	char go;
+
+	/* the command gets the signal dispositions of an ordinary process */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	while ((n = read(hold_fd, &go, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(126);	/* the module did not start: never run */
+	close(hold_fd);
+
+	/* all the way to the real user, so the command cannot regain root */
+	if (setgid(getgid()) != 0 || setuid(getuid()) != 0) {
+		fprintf(stderr, "ERROR: cannot drop privileges for the command: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	if (getuid() != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+		_exit(127);
+	exec_command(cmd);
+}
+
+pid_t child_spawn(const char *cmd)
+{
+	int hold[2];
+
+	if (pipe2(hold, O_CLOEXEC) != 0) {
+		fprintf(stderr, "ERROR: cannot make a pipe for the command: %s\n", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	child_pid = fork();
+	if (child_pid < 0) {
+		fprintf(stderr, "ERROR: cannot fork the command: %s\n", strerror(errno));
+		close(hold[0]);
+		close(hold[1]);
+		return -1;
+	}
+	if (child_pid == 0) {
+		close(hold[1]);
+		child_main(hold[0], cmd);
+	}
+	close(hold[0]);
+	release_fd = hold[1];
+	say(1, "command forked as pid %d, held until the module has started", (int)child_pid);
+	return child_pid;
+}
+
+void child_release(void)
+{
+	if (release_fd < 0)
+		return;
+	say(1, "running the command (pid %d)", (int)child_pid);
+	if (write(release_fd, "g", 1) != 1)
+		fprintf(stderr, "ERROR: cannot start the command: %s\n", strerror(errno));
+	close(release_fd);
+	release_fd = -1;
+}
+
+void child_kill(void)
+{
+	int status;
+
+	if (child_pid < 0 || child_gone)
+		return;
+	if (release_fd >= 0) {
+		close(release_fd);	/* a held child exits on its own; make sure */
+		release_fd = -1;
+	}
+	kill(child_pid, SIGKILL);
+	while (waitpid(child_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	child_gone = true;
+}
+
+bool child_reap(void)
+{
+	int status;
+	pid_t pid;
+
+	if (child_pid < 0 || child_gone)
+		return child_gone;
+	pid = waitpid(child_pid, &status, WNOHANG);
+	if (pid == child_pid || (pid < 0 && errno == ECHILD)) {
+		child_gone = true;
+		if (pid == child_pid && WIFEXITED(status))
+			say(1, "the command exited with status %d", WEXITSTATUS(status));
+		else if (pid == child_pid && WIFSIGNALED(status))
+			say(1, "the command was killed by signal %d", WTERMSIG(status));
+	}
+	return child_gone;
+}
