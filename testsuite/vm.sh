@@ -9,6 +9,7 @@
 #   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
+# testsuite/workloads/NAME.c  a program jobs can run (/bin/NAME in the guest), built static
 # Every job must also leave the kernel log clean and no module behind, unless its test
 # says otherwise (the harness tests check their own verdicts).
 # STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
@@ -31,6 +32,20 @@ rm -rf "$work"
 mkdir -p "$work/build" "$work/batch" "$work/results"
 JOB_TIMEOUT=30
 PARALLEL=$(nproc 2>/dev/null || echo 2)
+
+# ---- the workloads: static programs for the guest, in its /bin ----
+
+workload_bins=()
+mkdir -p "$work/workloads"
+for src in "$top"/testsuite/workloads/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	if out=$(gcc -static -O2 -Wall -Wextra -Werror -o "$work/workloads/$name" "$src" 2>&1); then
+		workload_bins+=(--bin "$work/workloads/$name")
+	else
+		fail "workload: $name builds (gcc -static)" "$out"
+	fi
+done
 
 # ---- builds (layer 3), in parallel ----
 
@@ -121,7 +136,8 @@ if [ -z "$(ls "$work/batch")" ]; then
 	exit 0
 fi
 start=$(date +%s)
-"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "$work/batch" "$work/results" \
+"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
+	"$work/batch" "$work/results" \
 	2>"$work/vm-batch.log"
 batch_status=$?
 echo "vm: one boot, $(ls "$work/batch" | wc -l) jobs, $(($(date +%s) - start)) s"
