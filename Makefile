@@ -27,19 +27,25 @@ config.mk: config.mk.in configure
 configure: configure.ac
 	autoconf
 
-stap: $(STAP_OBJECTS)
-	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) $(DW_LIBS)
+stap: $(STAP_OBJECTS) staprun/modimage.o
+	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS)
 
 src/%.o: src/%.c src/stap.h config.mk
 	$(CC) $(ALL_CFLAGS) $(DW_CFLAGS) \
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
+		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \
 		-DDEFAULT_KERNEL_BUILD='"$(KERNEL_BUILD)"' -c -o $@ $<
 
-staprun/staprun: staprun/staprun.o $(STAPRUN_COMMON)
+staprun/staprun: staprun/staprun.o staprun/modimage.o $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
 
-staprun/stapio: staprun/stapio.o $(STAPRUN_COMMON)
+# modimage: what staprun and stap (its module cache) know of a module image
+staprun/modimage.o staprun/staprun.o src/cache.o: staprun/modimage.h
+
+STAPIO_OBJECTS = staprun/stapio.o staprun/stapio_output.o staprun/stapio_child.o
+staprun/stapio: $(STAPIO_OBJECTS) $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
+$(STAPIO_OBJECTS): staprun/stapio.h
 
 staprun/%.o: staprun/%.c staprun/staprun.h runtime/transport_msgs.h config.mk
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -Iruntime \
@@ -50,9 +56,12 @@ staprun/%.o: staprun/%.c staprun/staprun.h runtime/transport_msgs.h config.mk
 check: all
 	testsuite/run-tests
 
-# The demo: hello world, built here and run in the reference virtual machine.
+# The demo: examples/opens.stp (a kprobe and a kretprobe counting and timing file opens)
+# built for the reference kernel and run in its disposable virtual machine, with a workload.
+DEMO_WORKLOAD = find /proc/sys -type f | xargs -n 50 cat >/dev/null 2>&1; \
+	ls -lR /sys/devices/system >/dev/null
 demo: all
-	examples/run-in-vm examples/hello.stp
+	./stap --vm -c '$(DEMO_WORKLOAD)' examples/opens.stp
 
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkglibexecdir) \
@@ -62,6 +71,12 @@ install: all
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
 	install -m 755 stap staprun/staprun $(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
+	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
+		staprun/stap-vm >$(DESTDIR)$(pkglibexecdir)/stap-vm
+	chmod 755 $(DESTDIR)$(pkglibexecdir)/stap-vm
+	install -m 644 staprun/vmlib.sh $(DESTDIR)$(pkglibexecdir)
+	install -m 755 testsuite/vm/kernel-image testsuite/vm/reference-release \
+		$(DESTDIR)$(pkglibexecdir)
 	install -m 644 runtime/*.h runtime/*.c $(DESTDIR)$(pkgdatadir)/runtime
 	install -m 644 runtime/autoconf/*.c $(DESTDIR)$(pkgdatadir)/runtime/autoconf
 	cd tapset && find . -name '*.stp' -o -name '*.stpm' | while read -r f; do \

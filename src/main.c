@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 #endif
 #ifndef BINDIR
 #define BINDIR "/usr/local/bin"
+#endif
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/stapler"
 #endif
 #ifndef DEFAULT_KERNEL_BUILD
 #define DEFAULT_KERNEL_BUILD ""
@@ -62,15 +66,23 @@ static const char usage_text[] =
 "   --poison-cache   do not read the module cache, but write to it\n"
 "   --clean-cache    remove the cache folder ($STAPLER_CACHE_DIR, else\n"
 "                 $XDG_CACHE_HOME/stapler, else ~/.cache/stapler) and exit\n"
-" * -c CMD        start CMD, run the script while it runs, stop when it exits\n"
-" * -x PID        set target() to PID and stop when it exits\n"
+"   -c CMD        start the probes, run CMD, and exit when CMD finishes;\n"
+"                 target() is CMD's pid\n"
+"   -x PID        set target() to PID (the script runs independently of it)\n"
 "   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
 "   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
 "   -L PROBE      list them with the variables their handlers have\n"
-" * -s NUM        use NUM megabyte buffers for the output\n"
-" * -b            bulk mode: one output file per CPU\n"
-" * -S SIZE[,N]   switch output files at SIZE megabytes, keep N of them\n"
-" * -T SECONDS    end the session after SECONDS\n"
+"   -s NUM        use an NUM megabyte buffer for the output (per CPU with -b)\n"
+"   -b            bulk mode: one output file per CPU (FILE_N with -o FILE)\n"
+"   -S SIZE[,N]   switch output files at SIZE megabytes, keep N of them\n"
+"   -T SECONDS    exit the script after SECONDS\n"
+"   -F            flight recorder: with -o, run in the background and print the\n"
+"                 pid; without, load the probes, start them and detach\n"
+"                 (staprun -A MODULE attaches again)\n"
+"   --vm          run pass 5 in a disposable virtual machine booting the kernel\n"
+"                 built for (-r; by default the configured reference kernel);\n"
+"                 output streams here, Ctrl-C reaches the script, and -o files\n"
+"                 are copied back\n"
 " * --privilege=stapusr|stapsys|stapdev, --unprivileged\n"
 "                 build for a less privileged user\n"
 " * --suppress-handler-errors\n"
@@ -93,6 +105,7 @@ enum long_only_options {
 	OPT_DUMP_PROBE_TYPES,
 	OPT_DUMP_PROBE_ALIASES,
 	OPT_DUMP_FUNCTIONS,
+	OPT_VM,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +122,7 @@ static const struct option long_options[] = {
 	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+	{ "vm", no_argument, NULL, OPT_VM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -231,14 +245,13 @@ static const char *find_data_dir(const char *env, const char *name, const char *
 	return xasprintf("%s/%s", PKGDATADIR, name);
 }
 
-/* staprun/staprun in a build tree, staprun beside stap, else the installed one. */
-static const char *find_staprun(void)
+/* staprun/NAME in a build tree, NAME beside stap, else INSTALLED. */
+static const char *find_backend(const char *name, const char *installed)
 {
-	static const char *const candidates[] = { "staprun/staprun", "staprun" };
 	char *exe_dir = dir_of_executable();
 
 	for (int i = 0; exe_dir && i < 2; i++) {
-		char *path = xasprintf("%s/%s", exe_dir, candidates[i]);
+		char *path = xasprintf("%s/%s%s", exe_dir, i == 0 ? "staprun/" : "", name);
 
 		if (is_file(path) && access(path, X_OK) == 0) {
 			free(exe_dir);
@@ -247,7 +260,7 @@ static const char *find_staprun(void)
 		free(path);
 	}
 	free(exe_dir);
-	return BINDIR "/staprun";
+	return installed;
 }
 
 /* UTS_RELEASE of a build tree (Debian's include/config/kernel.release holds the upstream
@@ -387,6 +400,34 @@ static void check_global_setting(const char *setting)
 	}
 }
 
+/* A whole number in [min, max] for OPTION, or a usage error naming WHAT. */
+static long parse_count(const char *arg, long min, long max, const char *option,
+			const char *what)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < min || n > max)
+		usage_error("Invalid %s '%s' for %s (should be %ld-%ld).", what, arg, option, min,
+			    max);
+	return n;
+}
+
+/* -S SIZE[,N]: megabytes per output file, and how many files to keep. */
+static void check_switch_option(const char *arg)
+{
+	char *end;
+	long size = strtol(arg, &end, 10), count = 1;
+
+	if (*end == ',' && end[1])
+		count = strtol(end + 1, &end, 10);
+	if (end == arg || *end || size < 1 || size > 4095 || count < 1 || count > 4096)
+		usage_error("Invalid -S '%s' (should be SIZE[,N]: SIZE megabytes, 1-4095, and "
+			    "at most N files).", arg);
+}
+
 static void parse_options(struct session *s, int argc, char **argv)
 {
 	const char *r_option = NULL;
@@ -396,7 +437,7 @@ static void parse_options(struct session *s, int argc, char **argv)
 	s->last_pass = 5;
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
 		tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "+hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:",
+	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:F",
 				  long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -476,9 +517,11 @@ static void parse_options(struct session *s, int argc, char **argv)
 			clean_cache = true;
 			break;
 		case 'c':
-			not_implemented("-c CMD (running a target command)");
+			s->target_cmd = optarg;
+			break;
 		case 'x':
-			not_implemented("-x PID (a target process)");
+			s->target_pid = parse_count(optarg, 1, INT_MAX, "-x", "process id");
+			break;
 		case 'G':
 			check_global_setting(optarg);
 			strlist_add(&s->global_settings, optarg);
@@ -489,13 +532,24 @@ static void parse_options(struct session *s, int argc, char **argv)
 			s->list_locals = opt == 'L';
 			break;
 		case 's':
-			not_implemented("-s NUM (output buffer size)");
+			s->buffer_mb = parse_count(optarg, 1, 4095, "-s", "buffer size");
+			break;
 		case 'b':
-			not_implemented("-b (bulk mode)");
+			s->bulk_mode = true;
+			break;
 		case 'S':
-			not_implemented("-S SIZE[,N] (output file switching)");
+			check_switch_option(optarg);
+			s->switch_files = optarg;
+			break;
 		case 'T':
-			not_implemented("-T SECONDS (a time limit)");
+			s->timeout_secs = parse_count(optarg, 1, INT_MAX / 1000, "-T", "timeout");
+			break;
+		case 'F':
+			s->flight_recorder = true;
+			break;
+		case OPT_VM:
+			s->vm = true;
+			break;
 		case OPT_PRIVILEGE:
 		case OPT_UNPRIVILEGED:
 			not_implemented("building for unprivileged users (--privilege)");
@@ -510,6 +564,12 @@ static void parse_options(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
+	if (s->target_cmd && s->target_pid)
+		usage_error("You can't specify -c and -x options together.");
+	if (s->switch_files && !s->output_file)
+		usage_error("-S needs -o FILE: it switches output files.");
+	if (s->bulk_mode)	/* the runtime keeps one buffer per CPU */
+		strlist_add(&s->defines, "STP_BULKMODE");
 	if (clean_cache)	/* like stap: the cleanup, then exit */
 		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
 	if (!s->script_text && !s->list_pattern) {
@@ -526,7 +586,11 @@ static void parse_options(struct session *s, int argc, char **argv)
 	s->runtime_dir = absolute_path(s->runtime_dir);
 	tmpdir_parent = absolute_path(tmpdir_parent);
 	s->tapset_dir = find_data_dir("SYSTEMTAP_TAPSET", "tapset", "logging.stp");
-	s->staprun_path = find_staprun();
+	/* --vm runs staprun in the guest through stap-vm, for the reference kernel */
+	s->staprun_path = s->vm ? find_backend("stap-vm", PKGLIBEXECDIR "/stap-vm")
+				: find_backend("staprun", BINDIR "/staprun");
+	if (s->vm && !r_option && *DEFAULT_KERNEL_BUILD)
+		r_option = DEFAULT_KERNEL_BUILD;
 	choose_kernel(s, r_option);
 }
 
@@ -615,6 +679,25 @@ static int list_points(struct session *s)
 	return lines.count ? 0 : 1;
 }
 
+/* -T SECS: stap's synthesized `probe timer.ms(SECS * 1000) { exit() }`, first of the script's. */
+static void add_timeout_probe(struct session *s, struct preprocessor *pp, struct stapfile *user)
+{
+	struct source_file *src = xcalloc(1, sizeof(*src));
+	struct stapfile *file;
+	struct probe *last;
+	int errors = 0;
+
+	src->name = "<-T option>";
+	src->text = xasprintf("probe timer.ms(%ld) { exit() }", s->timeout_secs * 1000);
+	file = parse_file(pp, src, false, false, &errors);
+	if (errors || !file->probes)
+		return;		/* cannot happen: the text is ours */
+	for (last = file->probes; last->next; last = last->next)
+		;
+	last->next = user->probes;
+	user->probes = file->probes;
+}
+
 /* The five passes, as far as -p asks; the exit status. */
 static int run_passes(struct session *s, int argc, char **argv)
 {
@@ -661,6 +744,8 @@ static int run_passes(struct session *s, int argc, char **argv)
 
 	/* pass 2: elaborate */
 	clock_start(&clock);
+	if (s->timeout_secs)
+		add_timeout_probe(s, pp, user);
 	prog = elaborate(s, pp, user, &errors);
 	if (errors)
 		return fail(s, 2, "analysis failed");

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -24,16 +25,46 @@ int run_module(struct session *s)
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction forward = { .sa_handler = forward_signal }, old[3];
 	struct strlist argv = { 0 };
+	char number[24];
 	int status = 0;
 	pid_t pid;
 
 	strlist_add(&argv, s->staprun_path);
+	if (s->vm) {	/* stap-vm [--rel REL] [-v] -- STAPRUN-ARGS */
+		strlist_add(&argv, "--rel");
+		strlist_add(&argv, s->kernel_release);
+		if (s->verbose[4])
+			strlist_add(&argv, "-v");
+		strlist_add(&argv, "--");
+	}
 	for (int i = 0; i < s->verbose[4]; i++)
 		strlist_add(&argv, "-v");
+	if (s->suppress_warnings)
+		strlist_add(&argv, "-w");
+	if (s->target_cmd) {
+		strlist_add(&argv, "-c");
+		strlist_add(&argv, s->target_cmd);
+	}
+	if (s->target_pid) {
+		strlist_add(&argv, "-x");
+		snprintf(number, sizeof(number), "%ld", s->target_pid);
+		strlist_add(&argv, number);
+	}
 	if (s->output_file) {
 		strlist_add(&argv, "-o");
 		strlist_add(&argv, s->output_file);
 	}
+	if (s->buffer_mb) {	/* stap -s is staprun -b */
+		strlist_add(&argv, "-b");
+		snprintf(number, sizeof(number), "%ld", s->buffer_mb);
+		strlist_add(&argv, number);
+	}
+	if (s->switch_files) {
+		strlist_add(&argv, "-S");
+		strlist_add(&argv, s->switch_files);
+	}
+	if (s->flight_recorder)	/* stap -F: detach, or a daemon writing to -o's file */
+		strlist_add(&argv, s->output_file ? "-D" : "-L");
 	strlist_add(&argv, s->module_path);
 	for (int i = 0; i < s->global_settings.count; i++)	/* -G var=value */
 		strlist_add(&argv, s->global_settings.items[i]);

@@ -440,6 +440,12 @@ struct session {
 	const char *output_file;	/* -o */
 	const char *target_cmd;		/* -c */
 	long target_pid;		/* -x */
+	long buffer_mb;			/* -s: staprun -b */
+	bool bulk_mode;			/* -b */
+	const char *switch_files;	/* -S SIZE[,N] */
+	long timeout_secs;		/* -T: a timer probe that calls exit() */
+	bool flight_recorder;		/* -F: staprun -L, or -D with -o */
+	bool vm;			/* --vm: pass 5 in the disposable guest (stap-vm) */
 	struct strlist global_settings;	/* -G var=value */
 	const char *list_pattern;	/* -l / -L */
 	bool list_locals;		/* -L */
@@ -678,7 +684,6 @@ char *cache_key(struct session *s, struct program *prog, const char *script_name
 		const char *script_text);
 bool cache_fetch(struct session *s, const char *key);
 void cache_store(struct session *s, const char *key);
-int rename_module_image(char *image, size_t len, const char *name);
 
 /* run.c */
 int run_module(struct session *s);

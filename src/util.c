@@ -493,8 +493,18 @@ bool verbose_at(struct session *s, int pass, int level)
 void show_command(const struct strlist *argv)
 {
 	fputs("Running", stderr);
-	for (int i = 0; i < argv->count; i++)
-		fprintf(stderr, " %s", argv->items[i]);
+	for (int i = 0; i < argv->count; i++) {
+		const char *arg = argv->items[i];
+
+		if (*arg && !arg[strcspn(arg, " \t\n'\"\\$`;&|<>*?()")]) {
+			fprintf(stderr, " %s", arg);
+			continue;
+		}
+		fputs(" '", stderr);	/* as a shell would need it */
+		for (; *arg; arg++)
+			fputs(*arg == '\'' ? "'\\''" : (char[]){ *arg, 0 }, stderr);
+		fputc('\'', stderr);
+	}
 	fputc('\n', stderr);
 }
 

@@ -1,6 +1,26 @@
 /*
  * staprun.h - what staprun (the loader) and stapio (the I/O loop) share.
  * The protocol with the module is in runtime/transport_msgs.h.
+ *
+ * Who runs whom (each program's options are SystemTap's, see stap(1), staprun(8)):
+ *
+ *   stap [-c CMD] [-x PID] [-o FILE] [-s MB] [-S SIZE[,N]] [-F] [-G VAR=VAL] ... SCRIPT
+ *     pass 5 runs
+ *   staprun [-v]... [-w] [-c CMD | -x PID] [-o FILE] [-b MB] [-S SIZE[,N]] [-T MS]
+ *           [-L | -D] [-R] MODULE.ko [VAR=VALUE ...]
+ *   staprun [-v]... [-w] [-o FILE] [-S SIZE[,N]] [-T MS] [-D] -A MODULE
+ *   staprun [-v]... -d MODULE|'*'
+ *     (stap -s MB is staprun -b MB; stap -F is staprun -L, or -D when -o is given;
+ *      stap -T SECS is a timer probe in the module, not a staprun option)
+ *   staprun checks privileges and the module, inserts it (renamed with -R; -b adds
+ *   _stp_bufsize=MB to the VAR=VALUE parameters) and execs, with the same privileges,
+ *   stapio [-v]... [-w] [-c CMD | -x PID] [-o FILE] [-S SIZE[,N]] [-T MS] [-D] [-L | -A] NAME
+ *   where NAME is the name the module was loaded under.  stapio runs the session (START
+ *   unless -A), and at its end runs `staprun -d NAME` to remove the module, except when it
+ *   detaches (-L after START, or SIGQUIT).
+ *
+ * Exit status of staprun and stapio: 0 when the session ran without errors, 1 when the
+ * module reported errors or anything failed (with an "ERROR: ..." line on stderr).
  */
 #ifndef STAPRUN_H
 #define STAPRUN_H

@@ -1,0 +1,212 @@
+# shellcheck shell=bash
+# vmlib.sh - what staprun/stap-vm and testsuite/vm/vm-batch share to boot the disposable
+# QEMU guest: the tools it needs, the guest's root folder (busybox, host programs with their
+# shared libraries), the initramfs, the qemu command line, and the kernel-log scan.
+# Sourced (bash); installed beside stap-vm.  The caller sets vm_prog (for messages) first.
+
+vm_prog=${vm_prog:-stap-vm}
+
+vm_die() {
+	echo "$vm_prog: $*" >&2
+	exit 1
+}
+
+# vm_check_tools: qemu, cpio, base64, timeout and a static busybox, with what to install when
+# one is missing.  Sets VM_BUSYBOX.
+vm_check_tools() {
+	local tool c
+	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+		vm_die "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+	for tool in cpio base64 timeout; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			vm_die "$tool not found (apt-get install cpio coreutils)"
+	done
+	VM_BUSYBOX=
+	for c in /bin/busybox /usr/bin/busybox; do
+		if [ -x "$c" ] && "$c" --list-full >/dev/null 2>&1; then
+			VM_BUSYBOX=$c
+			break
+		fi
+	done
+	[ -n "$VM_BUSYBOX" ] || vm_die "busybox-static not found (apt-get install busybox-static)"
+	if ldd "$VM_BUSYBOX" >/dev/null 2>&1; then
+		vm_die "$VM_BUSYBOX is dynamically linked; install busybox-static"
+	fi
+}
+
+# vm_make_root ROOT REL: the skeleton of the guest's root: merged /usr, the usual mount
+# points, busybox (its applets are linked by /init with `busybox --install -s`, much faster
+# than hundreds of links made here), root's passwd and group entries.
+vm_make_root() {
+	local root=$1 rel=$2
+	mkdir -p "$root"/usr/bin "$root"/usr/sbin "$root"/usr/lib "$root"/usr/lib64 ||
+		vm_die "cannot create $root"
+	ln -s usr/bin "$root/bin"
+	ln -s usr/sbin "$root/sbin"
+	ln -s usr/lib "$root/lib"
+	ln -s usr/lib64 "$root/lib64"
+	mkdir -p "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/root \
+		"$root"/etc "$root"/run "$root"/mnt "$root/lib/modules/$rel"
+	cp "$VM_BUSYBOX" "$root/usr/bin/busybox" || vm_die "cannot copy $VM_BUSYBOX"
+	ln -s busybox "$root/usr/bin/sh"
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\n' >"$root/etc/group"
+}
+
+# vm_copy_lib ROOT PATH: a shared library at the same path in the guest.
+vm_copy_lib() {
+	local root=$1 src=$2
+	case "$src" in
+	/*) ;;
+	*) return 0 ;;
+	esac
+	[ -e "$root$src" ] && return 0
+	mkdir -p "$(dirname "$root$src")"
+	cp -L "$src" "$root$src" || vm_die "cannot copy $src"
+}
+
+# vm_add_program ROOT PATH: the host program PATH into the guest's /bin, with the shared
+# libraries and the loader that ldd reports (same paths as on the host).
+vm_add_program() {
+	local root=$1 b=$2 base out a rest lib
+	base=${b##*/}
+	rm -f "$root/usr/bin/$base"
+	cp -L "$b" "$root/usr/bin/$base" || vm_die "cannot copy $b"
+	chmod 755 "$root/usr/bin/$base"
+	if out=$(ldd "$b" 2>&1); then
+		if printf '%s\n' "$out" | grep -q 'not found'; then
+			vm_die "$b: missing shared libraries:" \
+				"$(printf '%s\n' "$out" | grep 'not found' | tr -s ' \t' ' ')"
+		fi
+		while read -r a rest; do
+			case "$rest" in
+			"=> /"*)
+				lib=${rest#=> }
+				vm_copy_lib "$root" "${lib%% (*}"
+				;;
+			"("*) vm_copy_lib "$root" "$a" ;;
+			esac
+		done <<<"$out"
+	fi
+}
+
+# vm_init_prologue: the start of every guest /init: PATH, busybox's applets, the pseudo
+# file systems (debugfs for the transport, tracefs), /tmp; init's own output goes to the
+# kernel console (ttyS0).
+vm_init_prologue() {
+	cat <<'EOF'
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LC_ALL=C
+/usr/bin/busybox --install -s 2>/dev/null # keeps programs copied into /bin
+umask 022
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+exec </dev/null >/dev/ttyS0 2>&1
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+hostname stapler-vm
+modlist() { while read -r m rest; do echo "$m"; done </proc/modules; }
+EOF
+}
+
+# vm_make_initrd ROOT OUT: the initramfs (newc cpio, owned by root).  Not compressed: the
+# guest unpacks it faster than it would run gunzip under emulation, and it is only read once.
+vm_make_initrd() {
+	local root=$1 out=$2
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc -R 0:0 --quiet) >"$out" ||
+		vm_die "cannot build the initramfs"
+}
+
+# vm_qemu_command VMLINUZ INITRD: sets the array VM_QEMU to the qemu command that boots the
+# guest (software emulation: KVM does not work on the machines this targets).  The caller
+# appends the serial ports; the first one is the kernel console.
+vm_qemu_command() {
+	VM_QEMU=(qemu-system-x86_64
+		-accel tcg -cpu max -smp 2 -m 1024
+		-nodefaults -display none -monitor none -no-reboot -net none
+		-kernel "$1" -initrd "$2"
+		-append "console=ttyS0 panic=-1 printk.devkmsg=on log_buf_len=4M")
+}
+
+# vm_scan_klog FILE: one line per kind of kernel problem found in the kernel log FILE.
+vm_scan_klog() {
+	local f=$1 found=0
+	if grep -qE 'WARNING:|-----------\[ cut here \]' "$f"; then
+		echo "kernel WARNING"
+		found=1
+	fi
+	if grep -E 'BUG:|kernel BUG at' "$f" | grep -qvE 'soft lockup|hard LOCKUP'; then
+		echo "kernel BUG"
+		found=1
+	fi
+	if grep -qE 'Oops[:#]|Oops: ' "$f"; then
+		echo "kernel oops"
+		found=1
+	fi
+	if grep -q 'general protection' "$f"; then
+		echo "general protection fault"
+		found=1
+	fi
+	if grep -qiE 'Kernel panic' "$f"; then
+		echo "kernel panic"
+		found=1
+	fi
+	if grep -qi 'soft lockup' "$f"; then
+		echo "soft lockup"
+		found=1
+	fi
+	if grep -qiE 'hard lockup|NMI watchdog: Watchdog detected hard' "$f"; then
+		echo "hard lockup"
+		found=1
+	fi
+	if grep -qiE 'rcu.*(self-)?detected (expedited )?stall|RCU stall' "$f"; then
+		echo "RCU stall"
+		found=1
+	fi
+	if grep -qE 'blocked for more than [0-9]+ seconds' "$f"; then
+		echo "hung task"
+		found=1
+	fi
+	if grep -qE 'UBSAN:|KASAN:|KFENCE:' "$f"; then
+		echo "sanitizer report"
+		found=1
+	fi
+	if [ $found = 0 ] && grep -q 'Call Trace' "$f"; then
+		echo "call trace in kernel log"
+	fi
+}
+
+# vm_klog_excerpt FILE [MAX]: the lines of FILE that show the problems vm_scan_klog finds,
+# each with the few lines that follow it (the call trace), at most MAX lines (default 40).
+vm_klog_excerpt() {
+	local f=$1 max=${2:-40} re
+	re='WARNING:|\[ cut here \]|BUG:|kernel BUG at|Oops|general protection|Kernel panic'
+	re+='|soft lockup|hard lockup|hard LOCKUP|Watchdog detected|detected (expedited )?stall'
+	re+='|RCU stall|blocked for more than|UBSAN:|KASAN:|KFENCE:|Call Trace'
+	grep -E -A 8 "$re" "$f" | head -n "$max"
+}
+
+# The taint flags of /proc/sys/kernel/tainted, bit by bit.
+VM_TAINT_LETTERS=(P F S R M B U D A W C I O E L K X T)
+
+# vm_new_taint BEFORE AFTER: one line "tainted: X" per taint flag that AFTER has and BEFORE
+# had not, leaving out O and E (an out-of-tree, unsigned module: every stapler module).
+vm_new_taint() {
+	local before=$1 after=$2 new bit
+	case "$before$after" in
+	'' | *[!0-9]*) return 0 ;;
+	esac
+	new=$((after & ~before & ~(4096 | 8192)))
+	for bit in "${!VM_TAINT_LETTERS[@]}"; do
+		if [ $((new & (1 << bit))) != 0 ]; then
+			echo "tainted: ${VM_TAINT_LETTERS[$bit]}"
+			new=$((new & ~(1 << bit)))
+		fi
+	done
+	[ "$new" = 0 ] || echo "tainted: bits $new"
+}

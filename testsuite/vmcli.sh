@@ -1,0 +1,192 @@
+# vmcli.sh - `stap --vm` (staprun/stap-vm) end to end: each test is one boot of the reference
+# VM, so there are few: output streamed while the script runs, Ctrl-C reaching the end probes,
+# exit status and standard error of a failing script, -o copied back and -c run in the guest,
+# a kernel WARNING and a leftover module reported; and stap-vm's refusals, which need no boot.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+vm=$top/testsuite/vm
+STAPVM=$top/staprun/stap-vm
+if ! rel=$("$vm/reference-release" 2>/dev/null); then
+	skip "vmcli: every test (no reference kernel headers; run ./setup)"
+	exit 0
+fi
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "vmcli: every test (qemu-system-x86_64 is not installed; run ./setup)"
+	exit 0
+fi
+work=$WORK/vmcli
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+LIMIT=120 # seconds for one run, boot included
+
+# Job control: each background job is a process group of its own, like a terminal's
+# foreground job (a signal to the group is a Ctrl-C), and does not start with SIGINT ignored.
+set -m
+
+# start_vm NAME ARGS...: `stap --vm ARGS` in the background; NAME.out and NAME.err collect
+# its output.  Sets vm_pid (also its process group).
+start_vm() {
+	local name=$1
+	shift
+	"$STAP" --vm "$@" >"$name.out" 2>"$name.err" </dev/null &
+	vm_pid=$!
+}
+
+# finish_vm: waits for vm_pid (killing its group after LIMIT s); sets vm_status.
+finish_vm() {
+	local i
+	for ((i = 0; i < LIMIT * 10; i++)); do
+		kill -0 "$vm_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$vm_pid" 2>/dev/null; then
+		kill -KILL -- -"$vm_pid" 2>/dev/null
+		wait "$vm_pid"
+		vm_status=timeout
+	else
+		wait "$vm_pid"
+		vm_status=$?
+	fi
+}
+
+# run_vm NAME ARGS...: start_vm and finish_vm.
+run_vm() {
+	start_vm "$@"
+	finish_vm
+}
+
+details() {
+	printf '%s\n' "status $vm_status" "stdout:" "$(cat "$1.out")" "stderr:" "$(cat "$1.err")"
+}
+
+# ---- output arrives while the script runs; SIGINT runs the end probes ----
+cat >sigint.stp <<'STP'
+global ticks
+probe begin { println("running") }
+probe timer.ms(50) { ticks++ }
+probe end { println(ticks > 0 ? "end probe ran, ticks counted" : "end probe ran, no ticks") }
+STP
+start_vm sigint sigint.stp
+seen=0
+for ((i = 0; i < LIMIT * 10; i++)); do
+	grep -qx running sigint.out 2>/dev/null && { seen=1; break; }
+	kill -0 "$vm_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ $seen = 1 ] && kill -0 "$vm_pid" 2>/dev/null; then
+	pass "vmcli: output streams to the terminal while the script runs"
+	sleep 1
+	kill -INT -- -"$vm_pid"
+else
+	fail "vmcli: output streams to the terminal while the script runs" \
+		"$(cat sigint.out sigint.err)"
+fi
+finish_vm
+if [ "$vm_status" = 0 ] &&
+	[ "$(cat sigint.out)" = "$(printf 'running\nend probe ran, ticks counted')" ] &&
+	! grep -q . sigint.err; then
+	pass "vmcli: Ctrl-C (SIGINT) reaches the script in the guest: end probe output, status 0"
+else
+	fail "vmcli: Ctrl-C (SIGINT) reaches the script in the guest" "$(details sigint)"
+fi
+
+# ---- a failing script: its status, its errors on standard error only ----
+cat >failing.stp <<'STP'
+probe begin { println("before the error"); error("deliberate failure") }
+STP
+run_vm failing failing.stp
+if [ "$vm_status" = 1 ] && [ "$(cat failing.out)" = "before the error" ] &&
+	grep -q '^ERROR: deliberate failure' failing.err &&
+	! grep -q 'before the error' failing.err; then
+	pass "vmcli: a failing script exits 1, its errors on stderr, its output on stdout"
+else
+	fail "vmcli: a failing script exits 1, its errors on stderr, its output on stdout" \
+		"$(details failing)"
+fi
+
+# ---- -o FILE written in the guest comes back; -c CMD runs there ----
+cat >outfile.stp <<'STP'
+probe begin { printf("target set: %s\n", target() ? "yes" : "no") }
+probe end { println("end") }
+STP
+mkdir -p results
+run_vm outfile -o results/out.txt -c 'echo from the command in $(uname -r)' outfile.stp
+if [ "$vm_status" = 0 ] && [ "$(cat outfile.out)" = "from the command in $rel" ] &&
+	[ "$(cat results/out.txt 2>/dev/null)" = "$(printf 'target set: yes\nend')" ]; then
+	pass "vmcli: -o FILE is copied back from the guest, -c CMD runs in the guest"
+else
+	fail "vmcli: -o FILE is copied back from the guest, -c CMD runs in the guest" \
+		"$(details outfile)" "results/out.txt:" "$(cat results/out.txt 2>&1)"
+fi
+
+# ---- a kernel WARNING in the guest is reported and fails the run ----
+cat >warning.stp <<'STP'
+function warn_now() %{ WARN(1, "stapler vmcli test warning"); %}
+probe begin { println("warning now"); warn_now(); exit() }
+STP
+run_vm warning -g warning.stp
+if [ "$vm_status" = 1 ] && [ "$(cat warning.out)" = "warning now" ] &&
+	grep -q "^WARNING: the guest's kernel log shows: kernel WARNING" warning.err &&
+	grep -q 'stapler vmcli test warning' warning.err; then
+	pass "vmcli: a kernel WARNING in the guest is shown and fails the run"
+else
+	fail "vmcli: a kernel WARNING in the guest is shown and fails the run" "$(details warning)"
+fi
+
+# ---- a module left loaded in the guest is reported and fails the run ----
+# (the -c command loads a second, renamed copy of the module and detaches from it)
+cat >vmcli_leftover.stp <<'STP'
+probe begin { println("loaded") }
+STP
+run_vm leftover -m vmcli_leftover -c 'staprun -L -R /stapvm/vmcli_leftover.ko' vmcli_leftover.stp
+if [ "$vm_status" = 1 ] && [ "$(cat leftover.out)" = "$(printf 'loaded\nloaded')" ] &&
+	grep -Eq '^WARNING: the module vmcli_left\w* was still loaded after staprun ended' \
+		leftover.err; then
+	pass "vmcli: a module left loaded in the guest is reported and fails the run"
+else
+	fail "vmcli: a module left loaded in the guest is reported and fails the run" \
+		"$(details leftover)"
+fi
+
+# ---- stap-vm on its own: refusals, and Ctrl-C before the guest ran the script ----
+if "$STAP" -p4 -r "$rel" -m vmcli_hello -e 'probe begin { println("hello") exit() }' \
+	>/dev/null 2>build.err; then
+	out=$("$STAPVM" --rel "$rel" -- -L vmcli_hello.ko 2>&1)
+	st=$?
+	if [ $st = 1 ] && grep -q 'staprun -L (detach) cannot work here' <<<"$out"; then
+		pass "vmcli: stap-vm refuses to detach (-L)"
+	else
+		fail "vmcli: stap-vm refuses to detach (-L) (status $st)" "$out"
+	fi
+	mkdir -p nobin
+	for f in /usr/bin/* /bin/*; do
+		case "${f##*/}" in
+		qemu-system-*) ;;
+		*) [ -e "nobin/${f##*/}" ] || ln -s "$f" "nobin/${f##*/}" ;;
+		esac
+	done
+	out=$(PATH=$work/nobin "$STAPVM" --rel "$rel" -- vmcli_hello.ko 2>&1)
+	st=$?
+	missing='qemu-system-x86_64 not found (apt-get install qemu-system-x86)'
+	if [ $st = 1 ] && grep -qF "$missing" <<<"$out"; then
+		pass "vmcli: stap-vm says what to install when qemu is missing"
+	else
+		fail "vmcli: stap-vm says what to install when qemu is missing (status $st)" "$out"
+	fi
+	"$STAPVM" --rel "$rel" -- vmcli_hello.ko >early.out 2>early.err </dev/null &
+	vm_pid=$!
+	sleep 0.5
+	kill -INT -- -"$vm_pid"
+	start=$(date +%s)
+	finish_vm
+	if [ "$vm_status" = 130 ] && [ $(($(date +%s) - start)) -lt 10 ] &&
+		grep -q 'SIGINT before the script started: stopped the guest' early.err; then
+		pass "vmcli: Ctrl-C before the script started stops the guest at once (status 130)"
+	else
+		fail "vmcli: Ctrl-C before the script started stops the guest at once" \
+			"$(details early)"
+	fi
+else
+	fail "vmcli: stap -p4 of a hello module" "$(cat build.err)"
+fi
