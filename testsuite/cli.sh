@@ -6,24 +6,7 @@ rm -rf "$work"
 mkdir -p "$work"
 hello='probe begin { println("hello world") exit() }'
 
-# expect NAME STATUS REGEX COMMAND...: COMMAND exits with STATUS and its output (stdout
-# and stderr together) matches the extended regular expression REGEX, line by line; a
-# REGEX starting with (?s) is a Perl one matched against the whole output.
-expect() {
-	local name=$1 status=$2 regex=$3 out actual
-	shift 3
-	out=$(cd "$work" && "$@" 2>&1 </dev/null)
-	actual=$?
-	if [ "$actual" != "$status" ]; then
-		fail "cli: $name (status $actual, expected $status)" "$out"
-	elif [[ $regex == "(?s)"* ]] && ! grep -Pzq -- "$regex" <<<"$out"; then
-		fail "cli: $name (output does not match /$regex/)" "$out"
-	elif [[ $regex != "(?s)"* ]] && ! grep -Eq -- "$regex" <<<"$out"; then
-		fail "cli: $name (output does not match /$regex/)" "$out"
-	else
-		pass "cli: $name"
-	fi
-}
+EXPECT_PREFIX=cli
 
 expect "-V prints the version" 0 '^Stapler translator/driver \(version [0-9.]+/[0-9.]+' "$STAP" -V
 expect "--version prints the version" 0 '^Stapler translator/driver' "$STAP" --version

@@ -20,6 +20,26 @@ fail() {
 	return 0
 }
 
+# expect NAME STATUS REGEX COMMAND...: COMMAND, run in $work, exits with STATUS and its output (stdout
+# and stderr together) matches the extended regular expression REGEX, line by line; a
+# REGEX starting with (?s) is a Perl one matched against the whole output.  The result is
+# named "$EXPECT_PREFIX: NAME".
+expect() {
+	local name=$1 status=$2 regex=$3 out actual
+	shift 3
+	out=$(cd "$work" && "$@" 2>&1 </dev/null)
+	actual=$?
+	if [ "$actual" != "$status" ]; then
+		fail "$EXPECT_PREFIX: $name (status $actual, expected $status)" "$out"
+	elif [[ $regex == "(?s)"* ]] && ! grep -Pzq -- "$regex" <<<"$out"; then
+		fail "$EXPECT_PREFIX: $name (output does not match /$regex/)" "$out"
+	elif [[ $regex != "(?s)"* ]] && ! grep -Eq -- "$regex" <<<"$out"; then
+		fail "$EXPECT_PREFIX: $name (output does not match /$regex/)" "$out"
+	else
+		pass "$EXPECT_PREFIX: $name"
+	fi
+}
+
 # expect_same NAME EXPECTED_FILE ACTUAL_FILE: passes when they are equal; with
 # STAPLER_UPDATE=1 copies ACTUAL over EXPECTED instead.
 expect_same() {

@@ -9,21 +9,7 @@ rm -rf "$work"
 mkdir -p "$work"
 chmod 755 "$work"
 
-# expect NAME STATUS REGEX COMMAND...: COMMAND (run in $work) exits with STATUS and its
-# output (stdout and stderr together) matches the extended regular expression REGEX.
-expect() {
-	local name=$1 status=$2 regex=$3 out actual
-	shift 3
-	out=$(cd "$work" && "$@" 2>&1 </dev/null)
-	actual=$?
-	if [ "$actual" != "$status" ]; then
-		fail "staprun: $name (status $actual, expected $status)" "$out"
-	elif ! grep -Eq -- "$regex" <<<"$out"; then
-		fail "staprun: $name (output does not match /$regex/)" "$out"
-	else
-		pass "staprun: $name"
-	fi
-}
+EXPECT_PREFIX=staprun
 
 # ---- the command line ----
 
