@@ -20,12 +20,30 @@ static void forward_signal(int sig)
 		kill(staprun_pid, sig);
 }
 
+/* OPTION VALUE, when there is a value. */
+static void add_option(struct strlist *argv, const char *option, const char *value)
+{
+	if (!value)
+		return;
+	strlist_add(argv, option);
+	strlist_add(argv, value);
+}
+
+static void add_number_option(struct strlist *argv, const char *option, long value)
+{
+	char number[24];
+
+	if (!value)
+		return;
+	snprintf(number, sizeof(number), "%ld", value);
+	add_option(argv, option, number);
+}
+
 int run_module(struct session *s)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction forward = { .sa_handler = forward_signal }, old[3];
 	struct strlist argv = { 0 };
-	char number[24];
 	int status = 0;
 	pid_t pid;
 
@@ -41,28 +59,11 @@ int run_module(struct session *s)
 		strlist_add(&argv, "-v");
 	if (s->suppress_warnings)
 		strlist_add(&argv, "-w");
-	if (s->target_cmd) {
-		strlist_add(&argv, "-c");
-		strlist_add(&argv, s->target_cmd);
-	}
-	if (s->target_pid) {
-		strlist_add(&argv, "-x");
-		snprintf(number, sizeof(number), "%ld", s->target_pid);
-		strlist_add(&argv, number);
-	}
-	if (s->output_file) {
-		strlist_add(&argv, "-o");
-		strlist_add(&argv, s->output_file);
-	}
-	if (s->buffer_mb) {	/* stap -s is staprun -b */
-		strlist_add(&argv, "-b");
-		snprintf(number, sizeof(number), "%ld", s->buffer_mb);
-		strlist_add(&argv, number);
-	}
-	if (s->switch_files) {
-		strlist_add(&argv, "-S");
-		strlist_add(&argv, s->switch_files);
-	}
+	add_option(&argv, "-c", s->target_cmd);
+	add_number_option(&argv, "-x", s->target_pid);
+	add_option(&argv, "-o", s->output_file);
+	add_number_option(&argv, "-b", s->buffer_mb);	/* stap -s is staprun -b */
+	add_option(&argv, "-S", s->switch_files);
 	if (s->flight_recorder)	/* stap -F: detach, or a daemon writing to -o's file */
 		strlist_add(&argv, s->output_file ? "-D" : "-L");
 	strlist_add(&argv, s->module_path);

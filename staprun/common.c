@@ -3,6 +3,7 @@
  */
 #include "staprun.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -17,16 +18,50 @@
 const char *program_name = "staprun";
 int verbosity;
 
+void print_error(const char *fmt, va_list ap)
+{
+	fputs("ERROR: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
+}
+
+bool parse_number(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_rotation(const char *arg, long *megabytes, long *files)
+{
+	const char *comma = strchr(arg, ',');
+	char size[32];
+
+	*files = 0;
+	if (comma && !parse_number(comma + 1, 1, INT_MAX, files))
+		return false;
+	if ((comma ? (size_t)(comma - arg) : strlen(arg)) >= sizeof(size))
+		return false;
+	snprintf(size, sizeof(size), "%.*s", (int)(comma ? comma - arg : (long)strlen(arg)), arg);
+	return parse_number(size, 1, 1L << 30, megabytes);
 }
 
 void say(int level, const char *fmt, ...)

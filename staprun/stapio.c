@@ -484,24 +484,20 @@ static void __attribute__((format(printf, 1, 2), noreturn)) refuse(const char *f
 {
 	va_list ap;
 
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (module_arg && !opt.attach)
 		remove_module(module_arg);
 	exit(1);
 }
 
-static long parse_number(const char *arg, const char *what, long min, long max)
+/* A number in [MIN, MAX] for WHAT, or refused. */
+static long number_option(const char *arg, const char *what, long min, long max)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max)
+	if (!parse_number(arg, min, max, &v))
 		refuse("invalid %s '%s' (a number from %ld to %ld)", what, arg, min, max);
 	return v;
 }
@@ -509,20 +505,15 @@ static long parse_number(const char *arg, const char *what, long min, long max)
 /* -S SIZE[,N]: SIZE megabytes per file, at most N files. */
 static void parse_size_option(const char *arg)
 {
-	char *copy = strdup(arg), *comma;
+	long megabytes, files;
 
-	if (!copy)
-		fatal("out of memory");
-	comma = strchr(copy, ',');
-	if (comma) {
-		*comma = '\0';
-		opt.out.max_files = parse_number(comma + 1, "number of files for -S", 1,
-						 INT_MAX);
-	}
-	opt.out.size_limit = (unsigned long long)parse_number(copy, "size for -S (megabytes)",
-							       1, 1L << 30) << 20;
+	if (!parse_rotation(arg, &megabytes, &files))
+		refuse("invalid -S '%s' (SIZE[,N]: megabytes from 1 to %ld, then a number of "
+		       "files >= 1)", arg, 1L << 30);
+	if (files)
+		opt.out.max_files = files;
+	opt.out.size_limit = (unsigned long long)megabytes << 20;
 	opt.out.numbered = true;
-	free(copy);
 }
 
 static void parse_options(int argc, char **argv)
@@ -547,7 +538,7 @@ static void parse_options(int argc, char **argv)
 			opt.command = optarg;
 			break;
 		case 'x':
-			opt.target_pid = parse_number(optarg, "process id for -x", 1, INT_MAX);
+			opt.target_pid = number_option(optarg, "process id for -x", 1, INT_MAX);
 			break;
 		case 'o':
 			opt.out.file = optarg;
@@ -556,7 +547,7 @@ static void parse_options(int argc, char **argv)
 			parse_size_option(optarg);
 			break;
 		case 'T':
-			opt.timeout_ms = parse_number(optarg, "timeout for -T (milliseconds)", 1,
+			opt.timeout_ms = number_option(optarg, "timeout for -T (milliseconds)", 1,
 						      INT_MAX);
 			break;
 		case 'D':

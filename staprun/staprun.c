@@ -94,31 +94,14 @@ static void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputs("\nRun 'staprun -h' for the options.\n", stderr);
+	fputs("Run 'staprun -h' for the options.\n", stderr);
 	exit(1);
 }
 
 /* ---- options ---- */
-
-/* A decimal number in [MIN, MAX], all of S; false otherwise. */
-static bool parse_number(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 static bool is_identifier(const char *s, size_t len)
 {
@@ -178,16 +161,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->unique_name = true;
 			break;
 		case 'S': {
-			const char *comma = strchr(optarg, ',');
-			char size[32];
+			long files;
 
-			if (strlen(optarg) >= sizeof(size) ||
-			    (comma && !parse_number(comma + 1, 1, INT_MAX, &n)))
-				usage_error("Invalid file size option '%s' (should be SIZE[,N]: "
-					    "megabytes, then a number of files, both >= 1)", optarg);
-			snprintf(size, sizeof(size), "%.*s",
-				 (int)(comma ? comma - optarg : (long)strlen(optarg)), optarg);
-			if (!parse_number(size, 1, INT_MAX, &n))
+			if (!parse_rotation(optarg, &n, &files))
 				usage_error("Invalid file size option '%s' (should be SIZE[,N]: "
 					    "megabytes, then a number of files, both >= 1)", optarg);
 			o->rotate = optarg;

@@ -25,6 +25,7 @@
 #ifndef STAPRUN_H
 #define STAPRUN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -36,6 +37,12 @@ extern const char *program_name;	/* "staprun" or "stapio", for messages */
 extern int verbosity;
 
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void print_error(const char *fmt, va_list ap);	/* "ERROR: ...\n" on stderr */
+
+/* A decimal number in [MIN, MAX], all of S. */
+bool parse_number(const char *s, long min, long max, long *out);
+/* -S SIZE[,N]: megabytes per output file (1 to 2^30) and files kept (0: no -S limit). */
+bool parse_rotation(const char *arg, long *megabytes, long *files);
 void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* /sys/kernel/debug/systemtap/MODULE[/NAME] */

@@ -134,48 +134,36 @@ vm_qemu_command() {
 }
 
 # vm_scan_klog FILE: one line per kind of kernel problem found in the kernel log FILE.
+# Each problem: its name, then `grep -q` options (maybe none) and pattern.  A BUG line that is a lockup
+# report counts as that lockup only.
+vm_klog_problems=(
+	"kernel WARNING|-E|WARNING:|-----------\[ cut here \]"
+	"kernel oops|-E|Oops[:#]|Oops: "
+	"general protection fault||general protection"
+	"kernel panic|-iE|Kernel panic"
+	"soft lockup|-i|soft lockup"
+	"hard lockup|-iE|hard lockup|NMI watchdog: Watchdog detected hard"
+	"RCU stall|-iE|rcu.*(self-)?detected (expedited )?stall|RCU stall"
+	"hung task|-E|blocked for more than [0-9]+ seconds"
+	"sanitizer report|-E|UBSAN:|KASAN:|KFENCE:"
+)
 vm_scan_klog() {
-	local f=$1 found=0
-	if grep -qE 'WARNING:|-----------\[ cut here \]' "$f"; then
-		echo "kernel WARNING"
-		found=1
-	fi
-	if grep -E 'BUG:|kernel BUG at' "$f" | grep -qvE 'soft lockup|hard LOCKUP'; then
-		echo "kernel BUG"
-		found=1
-	fi
-	if grep -qE 'Oops[:#]|Oops: ' "$f"; then
-		echo "kernel oops"
-		found=1
-	fi
-	if grep -q 'general protection' "$f"; then
-		echo "general protection fault"
-		found=1
-	fi
-	if grep -qiE 'Kernel panic' "$f"; then
-		echo "kernel panic"
-		found=1
-	fi
-	if grep -qi 'soft lockup' "$f"; then
-		echo "soft lockup"
-		found=1
-	fi
-	if grep -qiE 'hard lockup|NMI watchdog: Watchdog detected hard' "$f"; then
-		echo "hard lockup"
-		found=1
-	fi
-	if grep -qiE 'rcu.*(self-)?detected (expedited )?stall|RCU stall' "$f"; then
-		echo "RCU stall"
-		found=1
-	fi
-	if grep -qE 'blocked for more than [0-9]+ seconds' "$f"; then
-		echo "hung task"
-		found=1
-	fi
-	if grep -qE 'UBSAN:|KASAN:|KFENCE:' "$f"; then
-		echo "sanitizer report"
-		found=1
-	fi
+	local f=$1 found=0 entry name opts pattern
+	for entry in "${vm_klog_problems[@]}"; do
+		name=${entry%%|*}
+		entry=${entry#*|}
+		opts=${entry%%|*}
+		pattern=${entry#*|}
+		if grep -q ${opts:+"$opts"} -e "$pattern" "$f"; then
+			echo "$name"
+			found=1
+		fi
+		if [ "$name" = "kernel WARNING" ] &&
+			grep -E 'BUG:|kernel BUG at' "$f" | grep -qvE 'soft lockup|hard LOCKUP'; then
+			echo "kernel BUG"
+			found=1
+		fi
+	done
 	if [ $found = 0 ] && grep -q 'Call Trace' "$f"; then
 		echo "call trace in kernel log"
 	fi
