@@ -30,7 +30,7 @@ configure: configure.ac
 stap: $(STAP_OBJECTS) staprun/modimage.o
 	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS)
 
-src/%.o: src/%.c src/stap.h config.mk
+src/%.o: src/%.c $(wildcard src/*.h) config.mk
 	$(CC) $(ALL_CFLAGS) $(DW_CFLAGS) \
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
 		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \

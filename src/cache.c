@@ -9,7 +9,7 @@
  * Files appear by rename() of a finished temporary file in the same folder, so two stap
  * runs racing on one entry each see a whole file or none; the .ko is written last.
  */
-#include "stap.h"
+#include "cache.h"
 #include "../staprun/modimage.h"
 
 #include <dirent.h>
@@ -183,7 +183,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	(void)flag;
 	(void)ftw;
 	if (remove(path) && errno != ENOENT)
-		fprintf(stderr, "WARNING: cannot remove %s: %s\n", path, strerror(errno));
+		diag_system_warning("cannot remove %s: %s", path, strerror(errno));
 	return 0;
 }
 

@@ -10,7 +10,8 @@
  * their own arguments (kprobe.function("vfs_*")).  A point that resolves to nothing is
  * an error unless it is optional (?); a sufficient point (!) that resolves ends its list.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "family.h"
 
 #include <fnmatch.h>
 #include <stdarg.h>

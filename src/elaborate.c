@@ -7,107 +7,13 @@
  *  4. optimize.c (with -u, constants only fold);
  *  5. types.c: the types of everything, and their conflicts;
  *  6. globals written but never read get an end probe that prints them, as in stap.
- * The diagnostics of all parts go through here: a message printed once is not repeated
- * (unless -v); main.c counts the suppressed ones at the end.
+ * The diagnostics of all parts go through semantic_error() and friends (diag.c).
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "family.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- diagnostics ---- */
-
-/* True the first time a message's KEY is seen, or always with -v. */
-static bool first_of_its_kind(struct elaborator *el, const char *key)
-{
-	for (int i = 0; i < el->seen.count; i++)
-		if (strcmp(el->seen.items[i], key) == 0)
-			return verbose_at(el->session, 2, 1);
-	strlist_add(&el->seen, key);
-	return true;
-}
-
-/*
- * Prints MESSAGE unless one alike was printed before (then it is counted; -v prints
- * all).  Like stap, errors are alike when raised for the same reason, which KEY names
- * (the format, for semantic_error), and warnings when their texts are the same.
- */
-static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
-		     struct token *related, const char *key, const char *message)
-{
-	if (is_error)
-		el->errors++;
-	if (!first_of_its_kind(el, is_error ? key : message)) {
-		if (is_error)
-			el->suppressed_errors++;
-		else
-			el->suppressed_warnings++;
-		return;
-	}
-	/* an error in a probe point first says which point */
-	if (is_error && el->resolving && !el->resolving_shown) {
-		el->resolving_shown = true;
-		diag_at("semantic error", el->resolving, "while resolving probe point");
-	}
-	if (related)
-		diag_related("semantic error", tok, related, "%s", message);
-	else
-		diag_at(is_error ? "semantic error" : "WARNING", tok, "%s", message);
-}
-
-/* diagnose() with the message formatted from FMT and AP. */
-static void diagnose_v(struct elaborator *el, bool is_error, struct token *tok,
-		       struct token *related, const char *key, const char *fmt, va_list ap)
-{
-	struct strbuf message = { 0 };
-
-	sb_vprintf(&message, fmt, ap);
-	diagnose(el, is_error, tok, related, key, message.data);
-	sb_free(&message);
-}
-
-void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	diagnose_v(el, true, tok, NULL, fmt, fmt, ap);
-	va_end(ap);
-}
-
-/* An error alike the others of the same KEY. */
-void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
-			  const char *message)
-{
-	diagnose(el, true, tok, NULL, key, message);
-}
-
-/* An error about TOK that also shows RELATED, the other place involved. */
-void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
-			    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	diagnose_v(el, true, tok, related, fmt, fmt, ap);
-	va_end(ap);
-}
-
-/* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
-void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (el->session->suppress_warnings && !el->session->warnings_as_errors)
-		return;
-	if (tok && tok->file && tok->file->is_tapset)
-		return;		/* about the library, not the user's script: stap says nothing */
-	va_start(ap, fmt);
-	diagnose_v(el, false, tok, NULL, NULL, fmt, ap);
-	va_end(ap);
-	if (el->session->warnings_as_errors)
-		el->errors++;
-}
 
 /* ---- warnings about variables ---- */
 
@@ -554,8 +460,6 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		check_foreach_changes(&el);
 	if (el.errors == 0)
 		add_display_probes(&el);
-	s->suppressed_errors += el.suppressed_errors;
-	s->suppressed_warnings += el.suppressed_warnings;
 	*errors += el.errors;
 	return el.prog;
 }

@@ -6,7 +6,9 @@
  * (default 0) and then by its order in the script.  never probes are checked like any
  * other and never run.  Runtime glue: runtime/begin_end.c.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

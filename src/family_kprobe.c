@@ -11,7 +11,9 @@
  * (kernel_symbols.c).  A module's are looked up when it is loaded, at run time, as stap
  * does.  Handlers read arguments with long_arg(N), returnval() and friends.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -9,7 +9,9 @@
  *
  * Each file has at most one read and one write probe.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -12,7 +12,9 @@
  *
  * The periodic ones run on an hrtimer (jiffies on a kernel timer), in softirq context.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * in stp_autoconf.h, which runtime/compat.h includes.  The result is cached per kernel
  * build tree, so this happens once per kernel.
  */
-#include "stap.h"
+#include "cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,7 +91,7 @@ static int run_make(struct strlist *argv, const char *log, bool show)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		}
 		execvp("make", argv->items);
-		fprintf(stderr, "ERROR: cannot run make: %s\n", strerror(errno));
+		diag_error("cannot run make: %s", strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -157,7 +157,7 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 		char *text = read_file(src, &len);
 
 		if (!text || write_file(dst, text, len))
-			fprintf(stderr, "WARNING: cannot copy %s to %s\n", src, dst);
+			diag_system_warning("cannot copy %s to %s", src, dst);
 		sb_printf(&kbuild, "obj-m += %s.o\n", tests->items[i]);
 		free(text);
 		free(src);
@@ -213,8 +213,8 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 	strlist_free(&argv);
 	if (!found) {
 		/* not one test compiled: the build tree is unusable, not the kernel that old */
-		fprintf(stderr, "ERROR: the kernel API tests compiled none of %d tests against %s\n",
-			tests->count, s->kernel_build_dir);
+		diag_error("the kernel API tests compiled none of %d tests against %s",
+			   tests->count, s->kernel_build_dir);
 		show_log(log);
 		sb_free(&header);
 	}
@@ -255,7 +255,7 @@ char *autoconf_dir(struct session *s)
 
 	work = xasprintf("%s/autoconf", s->tmpdir);
 	if (mkdir(work, 0755) && errno != EEXIST) {
-		fprintf(stderr, "ERROR: cannot make %s: %s\n", work, strerror(errno));
+		diag_error("cannot make %s: %s", work, strerror(errno));
 		free(work);
 		goto out;
 	}
@@ -351,13 +351,13 @@ int build_module(struct session *s)
 
 	if (!autoconf) {
 		if (!is_dir(s->kernel_build_dir))
-			fprintf(stderr, "ERROR: no kernel build tree at %s "
-				"(install the kernel's headers, or use -r)\n", s->kernel_build_dir);
+			diag_error("no kernel build tree at %s (install the kernel's headers, "
+				   "or use -r)", s->kernel_build_dir);
 		goto out;
 	}
 	kbuild = kbuild_file(s, autoconf);
 	if (write_file(kbuild_path, kbuild, strlen(kbuild))) {
-		fprintf(stderr, "ERROR: cannot write to %s: %s\n", s->tmpdir, strerror(errno));
+		diag_error("cannot write to %s: %s", s->tmpdir, strerror(errno));
 		goto out;
 	}
 	strlist_add(&argv, "make");
@@ -376,8 +376,8 @@ int build_module(struct session *s)
 		if (!show_output)
 			show_log(log_path);
 		if (!is_dir(s->kernel_build_dir))
-			fprintf(stderr, "ERROR: no kernel build tree at %s "
-				"(install the kernel's headers, or use -r)\n", s->kernel_build_dir);
+			diag_error("no kernel build tree at %s (install the kernel's headers, "
+				   "or use -r)", s->kernel_build_dir);
 		goto out;
 	}
 	s->module_path = ko_path;

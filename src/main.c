@@ -1,160 +1,20 @@
 /*
- * main.c - the stap command: options, then the five passes in order.
+ * main.c - the stap command: the options (options.c), then the five passes in order, as
+ * far as -p asks.  Each pass is one function here that hands its result to the next in
+ * struct passes; with -v each reports its time and memory as stap does.
  */
 #include "stap.h"
+#include "cache.h"
 
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef PKGDATADIR
-#define PKGDATADIR "/usr/local/share/stapler"
-#endif
-#ifndef BINDIR
-#define BINDIR "/usr/local/bin"
-#endif
-#ifndef PKGLIBEXECDIR
-#define PKGLIBEXECDIR "/usr/local/libexec/stapler"
-#endif
-#ifndef DEFAULT_KERNEL_BUILD
-#define DEFAULT_KERNEL_BUILD ""
-#endif
-
-static const char usage_text[] =
-"Stapler translator/driver (version " STAPLER_VERSION "), a SystemTap-compatible toolchain.\n"
-"\n"
-"Usage: stap [options] FILE [ARGS ...]     Run the script in FILE ('-' for stdin).\n"
-"   or: stap [options] -e SCRIPT [ARGS ...] Run the given script.\n"
-"\n"
-"ARGS are available to the script as $1 .. $N (tokens) and @1 .. @N (strings).\n"
-"\n"
-"Options (those marked * are not implemented yet and are refused):\n"
-"   --            end of options; the rest are the script and its arguments\n"
-"   -h, --help    show this help\n"
-"   -V, --version show the version\n"
-"   -v            more verbose: per-pass summaries, then more; repeatable\n"
-"   --vp ABCDE    verbosity of each pass, e.g. --vp 00021\n"
-"   -p NUM        stop after pass NUM: 1 parse, 2 elaborate, 3 translate,\n"
-"                 4 compile, 5 run (default); passes 1-3 print what they made,\n"
-"                 pass 4 copies the module to the current folder and prints its name\n"
-"   -e SCRIPT     run the given script instead of a file\n"
-"   -I DIR        look for tapset scripts in DIR too; repeatable\n"
-"   -D NM=VAL     define a C macro for the module, e.g. -D MAXACTION=5000\n"
-"   -B NM=VAL     pass an option to the kernel's kbuild make\n"
-"   -R DIR        look for the runtime in DIR\n"
-"   -r DIR        build for the kernel whose build tree is DIR\n"
-"   -r RELEASE    build for kernel RELEASE (/lib/modules/RELEASE/build)\n"
-"   -m MODULE     name the module MODULE instead of stap_HASH\n"
-"   -k            keep the temporary folder of passes 3 and 4, and say where\n"
-"   -g            guru mode: allow embedded C in the script\n"
-"   -u            unoptimized translation: pass 2 elides nothing\n"
-"   -w            suppress warnings\n"
-"   -W            turn warnings into errors\n"
-"   -o FILE       send the script's output to FILE\n"
-"   --tmpdir DIR  make the temporary folder inside DIR (default $TMPDIR, /tmp)\n"
-"   --disable-cache  neither read nor write the module cache\n"
-"   --poison-cache   do not read the module cache, but write to it\n"
-"   --clean-cache    remove the cache folder ($STAPLER_CACHE_DIR, else\n"
-"                 $XDG_CACHE_HOME/stapler, else ~/.cache/stapler) and exit\n"
-"   -c CMD        start the probes, run CMD, and exit when CMD finishes;\n"
-"                 target() is CMD's pid\n"
-"   -x PID        set target() to PID (the script runs independently of it)\n"
-"   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
-"   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
-"   -L PROBE      list them with the variables their handlers have\n"
-"   -s NUM        use an NUM megabyte buffer for the output (per CPU with -b)\n"
-"   -b            bulk mode: one output file per CPU (FILE_N with -o FILE)\n"
-"   -S SIZE[,N]   switch output files at SIZE megabytes, keep N of them\n"
-"   -T SECONDS    exit the script after SECONDS\n"
-"   -F            flight recorder: with -o, run in the background and print the\n"
-"                 pid; without, load the probes, start them and detach\n"
-"                 (staprun -A MODULE attaches again)\n"
-"   --vm          run pass 5 in a disposable virtual machine booting the kernel\n"
-"                 built for (-r; by default the configured reference kernel);\n"
-"                 output streams here, Ctrl-C reaches the script, and -o files\n"
-"                 are copied back\n"
-" * --privilege=stapusr|stapsys|stapdev, --unprivileged\n"
-"                 build for a less privileged user\n"
-" * --suppress-handler-errors\n"
-"                 keep going after soft errors in probe handlers\n"
-" * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
-"                 list what the translator and its tapsets offer\n"
-"\n"
-"The runtime is found with -R, $SYSTEMTAP_RUNTIME, beside this program (a build\n"
-"tree), or in " PKGDATADIR "/runtime; tapsets likewise with $SYSTEMTAP_TAPSET.\n";
-
-enum long_only_options {
-	OPT_VP = 256,
-	OPT_TMPDIR,
-	OPT_DISABLE_CACHE,
-	OPT_POISON_CACHE,
-	OPT_CLEAN_CACHE,
-	OPT_PRIVILEGE,
-	OPT_UNPRIVILEGED,
-	OPT_SUPPRESS_HANDLER_ERRORS,
-	OPT_DUMP_PROBE_TYPES,
-	OPT_DUMP_PROBE_ALIASES,
-	OPT_DUMP_FUNCTIONS,
-	OPT_VM,
-};
-
-static const struct option long_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "vp", required_argument, NULL, OPT_VP },
-	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
-	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
-	{ "poison-cache", no_argument, NULL, OPT_POISON_CACHE },
-	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
-	{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
-	{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
-	{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
-	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
-	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
-	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
-	{ "vm", no_argument, NULL, OPT_VM },
-	{ NULL, 0, NULL, 0 },
-};
-
-static const char *tmpdir_parent = "/tmp";
-
-static NORETURN void usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
-
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("stap: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'stap --help' for more information.\n", stderr);
-	exit(1);
-}
-
-static NORETURN void not_implemented(const char *what)
-{
-	fprintf(stderr, "stap: %s is not implemented yet in stapler " STAPLER_VERSION ".\n", what);
-	exit(1);
-}
-
-static void print_version(void)
-{
-	printf("Stapler translator/driver (version %s/%s, SystemTap-compatible)\n",
-	       STAPLER_VERSION, dwfl_version(NULL));
-	printf("This is free software; see the source for copying conditions.\n");
-	printf("enabled features: kbuild relay\n");
-}
 
 /* ---- per-pass reports: "Pass N: ... using Xvirt/Yres/Zshr/Wdata kb, in ... ms." ---- */
 
@@ -216,100 +76,6 @@ static char *usage_since(struct pass_clock *pc, bool with_memory)
 	return s;
 }
 
-static const char *plural(long n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-/* ---- paths ---- */
-
-/* DIR/NAME beside the executable when it has MARKER (a build tree), else the installed one. */
-static const char *find_data_dir(const char *env, const char *name, const char *marker)
-{
-	const char *from_env = getenv(env);
-	char *exe_dir = dir_of_executable();
-
-	if (from_env && *from_env)
-		return from_env;
-	if (exe_dir) {
-		char *dir = xasprintf("%s/%s", exe_dir, name);
-		char *probe = xasprintf("%s/%s", dir, marker);
-		bool found = is_file(probe);
-
-		free(probe);
-		free(exe_dir);
-		if (found)
-			return dir;
-		free(dir);
-	}
-	return xasprintf("%s/%s", PKGDATADIR, name);
-}
-
-/* staprun/NAME in a build tree, NAME beside stap, else INSTALLED. */
-static const char *find_backend(const char *name, const char *installed)
-{
-	char *exe_dir = dir_of_executable();
-
-	for (int i = 0; exe_dir && i < 2; i++) {
-		char *path = xasprintf("%s/%s%s", exe_dir, i == 0 ? "staprun/" : "", name);
-
-		if (is_file(path) && access(path, X_OK) == 0) {
-			free(exe_dir);
-			return path;
-		}
-		free(path);
-	}
-	free(exe_dir);
-	return installed;
-}
-
-/* UTS_RELEASE of a build tree (Debian's include/config/kernel.release holds the upstream
- * version, not the package's release). */
-static char *build_tree_release(const char *dir)
-{
-	char *path = xasprintf("%s/include/generated/utsrelease.h", dir);
-	char *text = read_file(path, NULL);
-	char *release = NULL, *start, *end;
-
-	free(path);
-	if (text && (start = strstr(text, "UTS_RELEASE \"")) &&
-	    (end = strchr(start += strlen("UTS_RELEASE \""), '"')))
-		release = xstrndup(start, end - start);
-	free(text);
-	return release;
-}
-
-/* -r RELEASE or -r DIR; by default the running kernel, or the configured build tree. */
-static void choose_kernel(struct session *s, const char *r_option)
-{
-	struct utsname u;
-
-	if (r_option && strchr(r_option, '/')) {
-		char *release = build_tree_release(r_option);
-
-		if (!release)
-			usage_error("cannot tell the kernel release of build tree %s "
-				    "(no include/generated/utsrelease.h)", r_option);
-		s->kernel_release = release;
-		s->kernel_build_dir = r_option;
-		return;
-	}
-	if (r_option) {
-		s->kernel_release = r_option;
-	} else {
-		uname(&u);
-		s->kernel_release = xstrdup(u.release);
-	}
-	s->kernel_build_dir = xasprintf("/lib/modules/%s/build", s->kernel_release);
-	if (!r_option && !is_dir(s->kernel_build_dir) && *DEFAULT_KERNEL_BUILD) {
-		/* No tree for the running kernel: use the one configure chose. */
-		choose_kernel(s, DEFAULT_KERNEL_BUILD);
-		if (verbose_at(s, 1, 1))
-			fprintf(stderr, "No build tree for the running kernel; using %s (%s)\n",
-				s->kernel_build_dir, s->kernel_release);
-	}
-}
-
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -351,248 +117,17 @@ static void remove_tmpdir(struct session *s)
 		nftw(s->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* ---- options ---- */
-
-static const char *absolute_path(const char *path)
-{
-	char *resolved = realpath(path, NULL);
-
-	return resolved ? resolved : path;
-}
-
-static void parse_vp(struct session *s, const char *digits)
-{
-	size_t n = strlen(digits);
-
-	if (n == 0 || n > 5 || strspn(digits, "0123456789") != n)
-		usage_error("--vp takes up to five digits, one per pass");
-	for (size_t i = 0; i < n; i++)
-		s->verbose[i] += digits[i] - '0';
-}
-
-static void check_define(const char *arg)
-{
-	size_t name_len = strcspn(arg, "=");
-
-	if (name_len == 0 || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				    "0123456789_") != name_len ||
-	    (arg[0] >= '0' && arg[0] <= '9'))
-		usage_error("-D takes NAME or NAME=VALUE with a C identifier for NAME: '%s'", arg);
-}
-
-/* -G NAME=VALUE, with stap's own safety pattern (values reach the module's parameters). */
-static void check_global_setting(const char *setting)
-{
-	const char *p = setting;
-	bool ok = (*p >= 'a' && *p <= 'z') || *p == '_';
-
-	while (ok && *p && *p != '=') {
-		ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
-		p++;
-	}
-	ok = ok && *p == '=' && p[1];
-	for (p = ok ? p + 1 : p; ok && *p; p++)
-		ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("_.-", *p);
-	if (!ok) {
-		fprintf(stderr, "ERROR: Safety pattern mismatch for -G parameter ('%s' vs. "
-			"'^[a-z_][a-z0-9_]*=[a-z0-9_.-]+$')\n", setting);
-		exit(1);
-	}
-}
-
-/* A whole number in [min, max] for OPTION, or a usage error naming WHAT. */
-static long parse_count(const char *arg, long min, long max, const char *option,
-			const char *what)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || n < min || n > max)
-		usage_error("Invalid %s '%s' for %s (should be %ld-%ld).", what, arg, option, min,
-			    max);
-	return n;
-}
-
-/* -S SIZE[,N]: megabytes per output file, and how many files to keep. */
-static void check_switch_option(const char *arg)
-{
-	char *end;
-	long size = strtol(arg, &end, 10), count = 1;
-
-	if (*end == ',' && end[1])
-		count = strtol(end + 1, &end, 10);
-	if (end == arg || *end || size < 1 || size > 4095 || count < 1 || count > 4096)
-		usage_error("Invalid -S '%s' (should be SIZE[,N]: SIZE megabytes, 1-4095, and "
-			    "at most N files).", arg);
-}
-
-static void parse_options(struct session *s, int argc, char **argv)
-{
-	const char *r_option = NULL;
-	bool clean_cache = false;
-	int opt;
-
-	s->last_pass = 5;
-	if (getenv("TMPDIR") && *getenv("TMPDIR"))
-		tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:F",
-				  long_options, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case 'V':
-			print_version();
-			exit(0);
-		case 'v':
-			for (int i = 0; i < 5; i++)
-				s->verbose[i]++;
-			break;
-		case OPT_VP:
-			parse_vp(s, optarg);
-			break;
-		case 'p':
-			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '5')
-				usage_error("Invalid pass number '%s' (should be 1-5).", optarg);
-			s->last_pass = optarg[0] - '0';
-			break;
-		case 'e':
-			if (s->script_text)
-				usage_error("only one -e script is allowed");
-			s->script_text = optarg;
-			break;
-		case 'I':
-			strlist_add(&s->include_dirs, optarg);
-			break;
-		case 'D':
-			check_define(optarg);
-			strlist_add(&s->defines, optarg);
-			break;
-		case 'B':
-			strlist_add(&s->make_args, optarg);
-			break;
-		case 'R':
-			s->runtime_dir = optarg;
-			break;
-		case 'r':
-			r_option = optarg;
-			break;
-		case 'm':
-			if (!valid_module_name(optarg))
-				usage_error("invalid module name '%s': use letters, digits and '_', "
-					    "at most 55 characters", optarg);
-			s->module_name = optarg;
-			break;
-		case 'k':
-			s->keep_tmpdir = true;
-			break;
-		case 'g':
-			s->guru = true;
-			break;
-		case 'u':
-			s->unoptimized = true;
-			break;
-		case 'w':
-			s->suppress_warnings = true;
-			break;
-		case 'W':
-			s->warnings_as_errors = true;
-			break;
-		case 'o':
-			s->output_file = optarg;
-			break;
-		case OPT_TMPDIR:
-			tmpdir_parent = optarg;
-			break;
-		case OPT_DISABLE_CACHE:
-			cache_mode = CACHE_DISABLED;
-			break;
-		case OPT_POISON_CACHE:
-			if (cache_mode != CACHE_DISABLED)
-				cache_mode = CACHE_POISONED;
-			break;
-		case OPT_CLEAN_CACHE:
-			clean_cache = true;
-			break;
-		case 'c':
-			s->target_cmd = optarg;
-			break;
-		case 'x':
-			s->target_pid = parse_count(optarg, 1, INT_MAX, "-x", "process id");
-			break;
-		case 'G':
-			check_global_setting(optarg);
-			strlist_add(&s->global_settings, optarg);
-			break;
-		case 'l':
-		case 'L':
-			s->list_pattern = optarg;
-			s->list_locals = opt == 'L';
-			break;
-		case 's':
-			s->buffer_mb = parse_count(optarg, 1, 4095, "-s", "buffer size");
-			break;
-		case 'b':
-			s->bulk_mode = true;
-			break;
-		case 'S':
-			check_switch_option(optarg);
-			s->switch_files = optarg;
-			break;
-		case 'T':
-			s->timeout_secs = parse_count(optarg, 1, INT_MAX / 1000, "-T", "timeout");
-			break;
-		case 'F':
-			s->flight_recorder = true;
-			break;
-		case OPT_VM:
-			s->vm = true;
-			break;
-		case OPT_PRIVILEGE:
-		case OPT_UNPRIVILEGED:
-			not_implemented("building for unprivileged users (--privilege)");
-		case OPT_SUPPRESS_HANDLER_ERRORS:
-			not_implemented("--suppress-handler-errors");
-		case OPT_DUMP_PROBE_TYPES:
-		case OPT_DUMP_PROBE_ALIASES:
-		case OPT_DUMP_FUNCTIONS:
-			not_implemented("--dump-probe-types/--dump-probe-aliases/--dump-functions");
-		default:
-			fputs("Try 'stap --help' for more information.\n", stderr);
-			exit(1);
-		}
-	}
-	if (s->target_cmd && s->target_pid)
-		usage_error("You can't specify -c and -x options together.");
-	if (s->switch_files && !s->output_file)
-		usage_error("-S needs -o FILE: it switches output files.");
-	if (s->bulk_mode)	/* the runtime keeps one buffer per CPU */
-		strlist_add(&s->defines, "STP_BULKMODE");
-	if (clean_cache)	/* like stap: the cleanup, then exit */
-		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
-	if (!s->script_text && !s->list_pattern) {
-		if (optind >= argc)
-			usage_error("a script file or -e SCRIPT is needed");
-		s->script_file = argv[optind++];
-	}
-	for (; optind < argc; optind++)
-		strlist_add(&s->script_args, argv[optind]);
-
-	if (!s->runtime_dir)
-		s->runtime_dir = find_data_dir("SYSTEMTAP_RUNTIME", "runtime", "runtime.h");
-	/* kbuild runs in the kernel's tree: relative paths would point there */
-	s->runtime_dir = absolute_path(s->runtime_dir);
-	tmpdir_parent = absolute_path(tmpdir_parent);
-	s->tapset_dir = find_data_dir("SYSTEMTAP_TAPSET", "tapset", "logging.stp");
-	/* --vm runs staprun in the guest through stap-vm, for the reference kernel */
-	s->staprun_path = s->vm ? find_backend("stap-vm", PKGLIBEXECDIR "/stap-vm")
-				: find_backend("staprun", BINDIR "/staprun");
-	if (s->vm && !r_option && *DEFAULT_KERNEL_BUILD)
-		r_option = DEFAULT_KERNEL_BUILD;
-	choose_kernel(s, r_option);
-}
+/* What the passes hand each other. */
+struct passes {
+	struct session *s;
+	struct source_file *script;
+	struct preprocessor *pp;
+	struct stapfile *user;		/* pass 1 */
+	struct program *prog;		/* pass 2 */
+	char *cache_key;		/* of the module, when the cache is used */
+	bool cached;			/* a cache hit: passes 3 and 4 are skipped */
+	struct pass_clock clock;
+};
 
 static struct source_file *read_script(struct session *s)
 {
@@ -607,8 +142,7 @@ static struct source_file *read_script(struct session *s)
 	src->text = read_file(strcmp(s->script_file, "-") == 0 ? "/dev/stdin" : s->script_file,
 			      NULL);
 	if (!src->text) {
-		fprintf(stderr, "ERROR: cannot read script '%s': %s\n", s->script_file,
-			strerror(errno));
+		diag_error("cannot read script '%s': %s", s->script_file, strerror(errno));
 		exit(1);
 	}
 	if (strcmp(s->script_file, "-") == 0)
@@ -616,46 +150,23 @@ static struct source_file *read_script(struct session *s)
 	return src;
 }
 
-/* A warning: -w silences it, -W makes it an error (and then it returns 1). */
-static int warning(struct session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
-
-static int warning(struct session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->suppress_warnings && !s->warnings_as_errors)
-		return 0;
-	fputs(s->warnings_as_errors ? "ERROR: " : "WARNING: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return s->warnings_as_errors;
-}
-
 static int fail(struct session *s, int pass, const char *what)
 {
-	fprintf(stderr, "Pass %d: %s.  [man error::pass%d]\n", pass, what, pass);
+	diag_pass_failed(pass, what);
 	remove_tmpdir(s);
 	return 1;
 }
 
-/* -p4: the module goes to the current folder. */
-static int copy_module_here(struct session *s)
+/* "Pass N: WHAT SUMMARY using ... in ... ms." with -v (memory only for passes 1-3). */
+static void report_pass(struct passes *p, int pass, const char *what)
 {
-	size_t len;
-	char *data = read_file(s->module_path, &len);
-	char *name = xasprintf("%s.ko", s->module_name);
+	char *usage;
 
-	if (!data || write_file(name, data, len)) {
-		fprintf(stderr, "ERROR: cannot copy %s to %s: %s\n", s->module_path, name,
-			strerror(errno));
-		return -1;
-	}
-	printf("%s\n", name);
-	free(data);
-	free(name);
-	return 0;
+	if (!verbose_at(p->s, pass, 1))
+		return;
+	usage = usage_since(&p->clock, pass <= 3);
+	fprintf(stderr, "Pass %d: %s %s\n", pass, what, usage);
+	free(usage);
 }
 
 /* -l / -L PATTERN: the probe points it names (status 1 if none), as "probe PATTERN {}". */
@@ -679,6 +190,37 @@ static int list_points(struct session *s)
 	return lines.count ? 0 : 1;
 }
 
+/* Pass 1: the script (with the macro libraries every script sees); false after errors. */
+static bool parse_pass(struct passes *p)
+{
+	struct session *s = p->s;
+	struct stapfile *user;
+	int errors = 0, library_files;
+	char *what;
+
+	clock_start(&p->clock);
+	p->pp = preprocessor_new(s);
+	library_files = tapset_load_macros(s, p->pp, &errors);
+	user = p->user = parse_file(p->pp, p->script, s->guru, true, &errors);
+	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
+	    !user->macros) {
+		if (!user->empty_after_preprocessing) {
+			fprintf(stderr, "Input file '%s' is empty.\n", p->script->name);
+			return false;
+		}
+		errors += diag_warning("input file '%s' is empty after preprocessing.",
+				       p->script->name);
+	}
+	if (errors) {
+		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
+		return false;
+	}
+	what = xasprintf("parsed user script and %d library scripts", library_files);
+	report_pass(p, 1, what);
+	free(what);
+	return true;
+}
+
 /* -T SECS: stap's synthesized `probe timer.ms(SECS * 1000) { exit() }`, first of the script's. */
 static void add_timeout_probe(struct session *s, struct preprocessor *pp, struct stapfile *user)
 {
@@ -698,145 +240,175 @@ static void add_timeout_probe(struct session *s, struct preprocessor *pp, struct
 	user->probes = file->probes;
 }
 
-/* The five passes, as far as -p asks; the exit status. */
-static int run_passes(struct session *s, int argc, char **argv)
+static const char *plural(long n, const char *one, const char *many)
 {
-	struct pass_clock clock;
-	struct source_file *script;
-	struct stapfile *user;
-	struct preprocessor *pp;
+	return n == 1 ? one : many;
+}
+
+/* Pass 2: what the script means; -p2 prints the program before the summary, as stap. */
+static bool elaborate_pass(struct passes *p)
+{
+	struct session *s = p->s;
 	struct program *prog;
-	char *c_source, *c_path, *report, *cache_key_hex = NULL;
-	int errors = 0, library_files, rc;
+	int errors = 0;
+	char *what;
 
-	parse_options(s, argc, argv);
-	if (s->list_pattern)
-		return list_points(s);
-	script = read_script(s);
-
-	/* pass 1: parse (with the macro libraries every script sees) */
-	clock_start(&clock);
-	pp = preprocessor_new(s);
-	library_files = tapset_load_macros(s, pp, &errors);
-	user = parse_file(pp, script, s->guru, true, &errors);
-	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
-	    !user->macros) {
-		if (!user->empty_after_preprocessing)
-			return fprintf(stderr, "Input file '%s' is empty.\n", script->name),
-			       fail(s, 1, "parse failed");
-		errors += warning(s, "input file '%s' is empty after preprocessing.",
-				  script->name);
-	}
-	if (errors) {
-		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
-		return fail(s, 1, "parse failed");
-	}
-	if (verbose_at(s, 1, 1)) {
-		report = usage_since(&clock, true);
-		fprintf(stderr, "Pass 1: parsed user script and %d library scripts %s\n",
-			library_files, report);
-		free(report);
-	}
-	if (s->last_pass == 1) {
-		dump_parse_tree(stdout, user);
-		return 0;
-	}
-
-	/* pass 2: elaborate */
-	clock_start(&clock);
+	clock_start(&p->clock);
 	if (s->timeout_secs)
-		add_timeout_probe(s, pp, user);
-	prog = elaborate(s, pp, user, &errors);
+		add_timeout_probe(s, p->pp, p->user);
+	prog = p->prog = elaborate(s, p->pp, p->user, &errors);
 	if (errors)
-		return fail(s, 2, "analysis failed");
-	if (s->last_pass == 2) {	/* the program, then the summary, as stap prints them */
+		return false;
+	if (s->last_pass == 2) {
 		dump_program(stdout, prog, verbose_at(s, 2, 1));
 		fflush(stdout);
 	}
-	if (verbose_at(s, 2, 1)) {
-		report = usage_since(&clock, true);
-		fprintf(stderr, "Pass 2: analyzed script: %d %s, %d %s, %d %s, %d %s %s\n",
-			prog->nprobes, plural(prog->nprobes, "probe", "probes"), prog->nfunctions,
-			plural(prog->nfunctions, "function", "functions"), prog->nembeds,
-			plural(prog->nembeds, "embed", "embeds"), prog->nglobals,
-			plural(prog->nglobals, "global", "globals"), report);
-		free(report);
-	}
-	if (s->last_pass == 2)
-		return 0;
+	what = xasprintf("analyzed script: %d %s, %d %s, %d %s, %d %s", prog->nprobes,
+			 plural(prog->nprobes, "probe", "probes"), prog->nfunctions,
+			 plural(prog->nfunctions, "function", "functions"), prog->nembeds,
+			 plural(prog->nembeds, "embed", "embeds"), prog->nglobals,
+			 plural(prog->nglobals, "global", "globals"));
+	report_pass(p, 2, what);
+	free(what);
+	return true;
+}
 
-	/* pass 3: translate */
-	clock_start(&clock);
+/* The module's name and the work folder passes 3 and 4 share. */
+static bool prepare_module(struct passes *p)
+{
+	struct session *s = p->s;
+
 	if (!s->module_name) {
-		char *name = default_module_name(s, script->text);
+		char *name = default_module_name(s, p->script->text);
 
 		/* a session's module carries our pid so two runs of a script can coexist */
 		s->module_name = s->last_pass == 5 ? xasprintf("%s_%d", name, (int)getpid()) : name;
 	}
 	catch_interrupts(s);
-	s->tmpdir = xasprintf("%s/stapXXXXXX", tmpdir_parent);
+	s->tmpdir = xasprintf("%s/stapXXXXXX", s->tmpdir_parent);
 	if (!mkdtemp(s->tmpdir)) {
-		fprintf(stderr, "ERROR: cannot make a temporary folder in %s: %s\n", tmpdir_parent,
-			strerror(errno));
+		diag_error("cannot make a temporary folder in %s: %s", s->tmpdir_parent,
+			   strerror(errno));
 		s->tmpdir = NULL;
-		return fail(s, 3, "translation failed");
+		return false;
 	}
-	/* the module cache: a hit skips passes 3 and 4 (-p3 prints the C, so it translates) */
+	return true;
+}
+
+/* Pass 3: the module's C; -p3 prints it.  A module cache hit skips passes 3 and 4. */
+static bool translate_pass(struct passes *p)
+{
+	struct session *s = p->s;
+	char *c_source, *c_path, *what;
+
+	clock_start(&p->clock);
+	if (!prepare_module(p))
+		return false;
+	/* -p3 prints the C, so it translates */
 	if (s->last_pass >= 4 && cache_mode != CACHE_DISABLED) {
-		cache_key_hex = cache_key(s, prog, script->name, script->text);
-		if (cache_fetch(s, cache_key_hex))
-			goto compiled;
+		p->cache_key = cache_key(s, p->prog, p->script->name, p->script->text);
+		p->cached = cache_fetch(s, p->cache_key);
+		if (p->cached)
+			return true;
 	}
-	c_source = translate(s, prog);
+	c_source = translate(s, p->prog);
 	if (!c_source)
-		return fail(s, 3, "translation failed");
+		return false;
 	c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	if (write_file(c_path, c_source, strlen(c_source))) {
-		fprintf(stderr, "ERROR: cannot write %s: %s\n", c_path, strerror(errno));
-		return fail(s, 3, "translation failed");
+		diag_error("cannot write %s: %s", c_path, strerror(errno));
+		return false;
 	}
-	if (verbose_at(s, 3, 1)) {
-		report = usage_since(&clock, true);
-		fprintf(stderr, "Pass 3: translated to C into \"%s\" %s\n", c_path, report);
-		free(report);
-	}
-	if (s->last_pass == 3) {
+	what = xasprintf("translated to C into \"%s\"", c_path);
+	report_pass(p, 3, what);
+	free(what);
+	if (s->last_pass == 3)
 		fputs(c_source, stdout);
+	free(c_source);
+	free(c_path);
+	return true;
+}
+
+/* Pass 4: the kernel's kbuild makes the .ko (unless the cache had it). */
+static bool compile_pass(struct passes *p)
+{
+	struct session *s = p->s;
+	char *what;
+
+	if (p->cached)
+		return true;
+	clock_start(&p->clock);
+	if (build_module(s))
+		return false;
+	what = xasprintf("compiled C into \"%s.ko\"", s->module_name);
+	report_pass(p, 4, what);
+	free(what);
+	if (p->cache_key)
+		cache_store(s, p->cache_key);
+	return true;
+}
+
+/* -p4: the module goes to the current folder. */
+static int copy_module_here(struct session *s)
+{
+	size_t len;
+	char *data = read_file(s->module_path, &len);
+	char *name = xasprintf("%s.ko", s->module_name);
+
+	if (!data || write_file(name, data, len)) {
+		diag_error("cannot copy %s to %s: %s", s->module_path, name, strerror(errno));
+		return -1;
+	}
+	printf("%s\n", name);
+	free(data);
+	free(name);
+	return 0;
+}
+
+/* Pass 5: staprun loads the module, stapio streams its output. */
+static bool run_pass(struct passes *p)
+{
+	clock_start(&p->clock);
+	if (verbose_at(p->s, 5, 1))
+		fputs("Pass 5: starting run.\n", stderr);
+	if (run_module(p->s))
+		return false;
+	report_pass(p, 5, "run completed");
+	return true;
+}
+
+/* The five passes, as far as -p asks; the exit status. */
+static int run_passes(struct session *s)
+{
+	struct passes p = { .s = s };
+
+	p.script = read_script(s);
+	if (!parse_pass(&p))
+		return fail(s, 1, "parse failed");
+	if (s->last_pass == 1) {
+		dump_parse_tree(stdout, p.user);
+		return 0;
+	}
+	if (!elaborate_pass(&p))
+		return fail(s, 2, "analysis failed");
+	if (s->last_pass == 2)
+		return 0;
+	if (!translate_pass(&p))
+		return fail(s, 3, "translation failed");
+	if (s->last_pass == 3) {
 		remove_tmpdir(s);
 		return 0;
 	}
-
-	/* pass 4: compile */
-	clock_start(&clock);
-	if (build_module(s))
+	if (!compile_pass(&p))
 		return fail(s, 4, "compilation failed");
-	if (verbose_at(s, 4, 1)) {
-		report = usage_since(&clock, false);
-		fprintf(stderr, "Pass 4: compiled C into \"%s.ko\" %s\n", s->module_name, report);
-		free(report);
-	}
-	if (cache_key_hex)
-		cache_store(s, cache_key_hex);
-compiled:
 	if (s->last_pass == 4) {
 		if (copy_module_here(s))
 			return fail(s, 4, "failed");
 		remove_tmpdir(s);
 		return 0;
 	}
-
-	/* pass 5: run */
-	clock_start(&clock);
-	if (verbose_at(s, 5, 1))
-		fputs("Pass 5: starting run.\n", stderr);
-	rc = run_module(s);
-	if (rc)
+	if (!run_pass(&p))
 		return fail(s, 5, "run failed");
-	if (verbose_at(s, 5, 1)) {
-		report = usage_since(&clock, false);
-		fprintf(stderr, "Pass 5: run completed %s\n", report);
-		free(report);
-	}
 	remove_tmpdir(s);
 	return 0;
 }
@@ -844,16 +416,12 @@ compiled:
 int main(int argc, char **argv)
 {
 	struct session s = { 0 };
-	int rc = run_passes(&s, argc, argv);
+	int rc;
 
+	parse_options(&s, argc, argv);
+	diag_setup(&s);
+	rc = s.list_pattern ? list_points(&s) : run_passes(&s);
 	/* like stap: the count of repeated diagnostics left out comes last */
-	if (s.suppressed_errors)
-		fprintf(stderr, "Number of similar error messages suppressed: %d.\n",
-			s.suppressed_errors);
-	if (s.suppressed_warnings)
-		fprintf(stderr, "Number of similar warning messages suppressed: %d.\n",
-			s.suppressed_warnings);
-	if (s.suppressed_errors || s.suppressed_warnings)
-		fputs("Rerun with -v to see them.\n", stderr);
+	diag_summary();
 	return rc;
 }

@@ -15,7 +15,8 @@
  * What has side effects: writes to globals, printing, calls of functions that have them
  * (embedded C unless marked pure), delete, <<< to a global, target writes.
  */
-#include "stap.h"
+#include "elaborate.h"
+#include "family.h"
 
 #include <string.h>
 

@@ -725,8 +725,8 @@ void load_macro_library(struct preprocessor *pp, struct source_file *file, int *
 		}
 	}
 	if (*errors != before) {
-		fprintf(stderr, "WARNING: macro tapset \"%s\" has errors, and will be skipped.\n",
-			file->name);
+		diag_system_warning("macro tapset \"%s\" has errors, and will be skipped.",
+				    file->name);
 		return;
 	}
 	for (struct macro *m = mine; m; m = next) {

@@ -8,7 +8,7 @@
  * the family's build() checks and turns into derived probes.  To add a family, write
  * family_NAME.c and list it here; nothing else in pass 2 or 3 needs to change.
  */
-#include "stap.h"
+#include "family.h"
 
 #include <fnmatch.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * define them, until nothing more resolves.  @defined() is decided here, and an if or ?:
  * on it keeps only the branch that can run.
  */
-#include "stap.h"
+#include "elaborate.h"
 
 #include <string.h>
 

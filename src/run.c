@@ -81,7 +81,7 @@ int run_module(struct session *s)
 	}
 	if (pid == 0) {
 		execv(s->staprun_path, argv.items);
-		fprintf(stderr, "ERROR: cannot run %s: %s\n", s->staprun_path, strerror(errno));
+		diag_error("cannot run %s: %s", s->staprun_path, strerror(errno));
 		_exit(127);
 	}
 	staprun_pid = pid;
@@ -96,10 +96,10 @@ int run_module(struct session *s)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
-		fprintf(stderr, "WARNING: %s exited with status: %d\n", s->staprun_path,
-			WEXITSTATUS(status));
+		diag_system_warning("%s exited with status: %d", s->staprun_path,
+				    WEXITSTATUS(status));
 	else
-		fprintf(stderr, "WARNING: %s ended by signal %d\n", s->staprun_path,
-			WTERMSIG(status));
+		diag_system_warning("%s ended by signal %d", s->staprun_path,
+				    WTERMSIG(status));
 	return 1;
 }

@@ -9,7 +9,15 @@
  *              ──pass 4 (kbuild.c)──▶ MODULE.ko
  *              ──pass 5 (run.c)──▶ staprun / stapio
  *
- * main.c owns the command line and the struct session every pass reads.
+ * main.c runs the passes; options.c fills the struct session every pass reads.  This
+ * header holds the data model and the passes' entry points; each pass keeps its own
+ * internals in a header of its own (elaborate.h and family.h for pass 2, translate.h and
+ * emit.h for pass 3, cache.h for the module cache).
+ *
+ * Ownership: a function returning `char *` gives the caller a string to free; a
+ * `const char *` is borrowed (it lives as long as what it came from).  The AST, the
+ * tokens and the elaborated program are allocated once and live for the whole run:
+ * nothing frees them (the fuzz target frees everything at once, see util.c).
  */
 #ifndef STAP_H
 #define STAP_H
@@ -27,6 +35,7 @@
 #endif
 
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+struct session;
 #define NORETURN __attribute__((noreturn))
 
 /* ------------------------------------------------------------------ */
@@ -117,18 +126,32 @@ struct token {
 };
 
 /*
- * Diagnostics in the form SystemTap users know:
- *   parse error: expected ';'
- *           saw: identifier 'foo' at <input>:1:20
- *        source: probe begin { x foo }
+ * diag.c: every message to the user, in the forms SystemTap users know:
+ *   parse error: expected ';'                       located: a pass's error or a
+ *           saw: identifier 'foo' at <input>:1:20    warning about the script, at a
+ *        source: probe begin { x foo }                token, with its source line
  *                                ^
+ *   ERROR: cannot run make: ...                     plain: about the system
+ * KIND is "parse error", "semantic error", "translation error" or "WARNING".  Pass 2's
+ * errors and warnings go through semantic_error() and friends (elaborate.h), which show
+ * alike messages once; diag_summary() counts the others at exit.
  */
 extern int diag_quiet;		/* > 0: diagnostics are counted, not printed */
+void diag_setup(struct session *s);	/* -v, -w, -W */
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_related(const char *kind, struct token *tok, struct token *related, const char *fmt,
 		  ...) PRINTF_LIKE(4, 5);
 void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,
 	      va_list ap);
+void diag_error(const char *fmt, ...) PRINTF_LIKE(1, 2);		/* "ERROR: ..." */
+void diag_system_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);	/* "WARNING: ..." */
+/* A warning about the script: -w silences it, -W makes it an error (then true). */
+bool diag_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* "Pass 2: analysis failed.  [man error::pass2]" */
+void diag_pass_failed(int pass, const char *what);
+void diag_summary(void);	/* how many alike messages were left out */
+/* The man page that explains a message, as stap names it: " [man error::pass2]" */
+#define MAN_PAGE(page) " [man " page "]"
 const char *token_kind_name(enum token_kind kind);
 
 /* tokenize.c */
@@ -418,8 +441,6 @@ struct session {
 	bool suppress_warnings;		/* -w */
 	bool warnings_as_errors;	/* -W */
 	bool keep_tmpdir;		/* -k */
-	int suppressed_errors;		/* diagnostics left out as repeats, counted at exit */
-	int suppressed_warnings;
 
 	/* paths */
 	const char *runtime_dir;	/* -R or SYSTEMTAP_RUNTIME */
@@ -433,7 +454,8 @@ struct session {
 	const char *module_name;	/* -m */
 	struct strlist defines;		/* -D NAME=VALUE */
 	struct strlist make_args;	/* -B */
-	char *tmpdir;			/* pass 3-4 work folder */
+	const char *tmpdir_parent;	/* --tmpdir, else $TMPDIR, else /tmp */
+	char *tmpdir;			/* pass 3-4 work folder, made inside it */
 	char *module_path;		/* the .ko, after pass 4 */
 
 	/* run */
@@ -452,6 +474,8 @@ struct session {
 	const char *staprun_path;
 };
 
+/* options.c: the command line into S (exits on a usage error, -h, -V, --clean-cache) */
+void parse_options(struct session *s, int argc, char **argv);
 bool verbose_at(struct session *s, int pass, int level);
 const char *kernel_arch(void);
 
@@ -507,146 +531,22 @@ struct program {
 	int nembeds;
 };
 
-/* A probe family: one file in src/ (its builder), glue in runtime/. */
-struct emitter;
-struct elaborator;
-struct probe_family {
-	const char *name;		/* also names its C glue: stp_register_NAME() */
-	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
-	const char *const *templates;
-	/*
-	 * Checks a concrete point (one of its forms, wildcards in names resolved) and adds
-	 * derived probes with add_derived_probe(); false (after saying why) when it does
-	 * not resolve.  Wildcards in arguments may add several: kprobe.function("vfs_*").
-	 */
-	bool (*build)(struct elaborator *el, struct probe_point *pp, struct derived_probe *proto);
-	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
-	void (*emit)(struct emitter *e, struct program *prog);
-	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
-	const char *(*missing)(struct derived_probe *dp);
-};
-
-/* probe_family.c */
-struct family_match {
-	const struct probe_family *family;
-	struct probe_point *point;	/* concrete: the form's names in place of wildcards */
-};
-extern const struct probe_family *const probe_families[];
-int match_probe_families(struct probe_point *pp, struct family_match **out);
-void forget_probe_templates(void);
-int family_prefix_length(struct probe_point *pp);
-char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
-			   struct token **where, bool *suffix);
-const char *probe_point_first_name(struct probe_point *pp);
-
-/* family_*.c */
-extern const struct probe_family begin_end_family;
-extern const struct probe_family timer_family;
-extern const struct probe_family kprobe_family;
-extern const struct probe_family procfs_family;
-
-/* tapset.c: where library scripts live and which file defines what */
-enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };
-struct tapset_index;
-struct strlist tapset_search_path(struct session *s);
-int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
-struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp);
-/* Parses (once) and returns the tapset file that defines NAME, or NULL. */
-struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
-			     const char *name, int *errors);
-int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
-		 const char ***names);
-/* Parses every file defining NAME and hands each to LOAD. */
-struct elaborator;
-void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
-		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
-		     struct elaborator *el);
-
-/* elaborate.c: the pass, and the state its parts share */
+/* elaborate.c: pass 2 */
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			  int *errors);
 /* -l / -L: the probe points PATTERN names, sorted, each once */
 struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 				 struct stapfile *user, struct probe *pattern, bool locals);
 
-struct kernel_symbols;
-/* -l/-L: a point's name, and for an alias the point that elaborates it (for -L). */
-struct listed_point {
-	char *name;
-	struct probe_point *alias_point;
-};
-
-struct elaborator {
-	struct session *session;
-	struct preprocessor *pp;
-	struct program *prog;
-	struct tapset_index *tapsets;
-	struct kernel_symbols *kernel;	/* the target's symbol table, loaded when needed */
-	int errors;
-	struct token *resolving;	/* the probe point being resolved, for context */
-	bool resolving_shown;
-	bool report;			/* types: the final walk reports what is still wrong */
-	bool changed;			/* types: the current walk learned something */
-	bool typing_calls_from_context;	/* types: f() + 1 may teach f's result type */
-	int defined_decided;		/* @defined() operators decided so far */
-	bool listing;			/* -l/-L: collect the names of what points resolve to */
-	struct listed_point *listed;
-	int nlisted;
-	struct strlist seen;		/* messages printed, for "similar messages suppressed" */
-	int suppressed_errors, suppressed_warnings;
-	struct function **function_tail;
-	struct symbol **global_tail;
-	struct probe_body **body_tail;
-	struct derived_probe **probe_tail;
-};
-
-void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
-			  const char *message);
-void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
-			    const char *fmt, ...) PRINTF_LIKE(4, 5);
-void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-/* derive.c: probe points to derived probes, through aliases and families */
-void derive_probe(struct elaborator *el, struct probe *p);
-/* Called by a family's build() for each probe it makes from PROTO. */
-struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
-					char *name, void *data);
-char *probe_point_text(struct probe_point *pp, bool with_marks);
-int64_t component_number(struct component *c, bool *present);
-const char *component_string(struct component *c, bool *present);
-
-/* resolve.c: names to symbols and functions, loading tapset files as needed */
-void resolve_program(struct elaborator *el);
-bool constant_value(struct node *n, int64_t *value);
-void check_alias_names(struct elaborator *el, struct stapfile *file);
-struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
-
-/* types.c */
-void infer_types(struct elaborator *el);
-
-/* optimize.c */
-void optimize(struct elaborator *el, bool elide);
-
-/* kernel_symbols.c: the target kernel's functions (kallsyms, System.map, modules) */
-/* The text symbols matching PATTERN (fnmatch), sorted; MODULE NULL for vmlinux. */
-struct strlist kernel_functions(struct elaborator *el, const char *pattern);
-int kernel_function_names(struct elaborator *el, const char ***names);
+/* tapset.c: where library scripts live; their macros, which every script sees (pass 1) */
+struct strlist tapset_search_path(struct session *s);
+int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
 
 /* ------------------------------------------------------------------ */
 /* Passes 3-5                                                          */
 /* ------------------------------------------------------------------ */
 
-/* translate.c */
-struct emitter {
-	struct strbuf out;
-	struct session *session;
-};
-void emit(struct emitter *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void emit_table_registration(struct emitter *e, const char *family, const char *table,
-			     const char *reg, const char *unreg);
+/* translate.c: pass 3, the module's C (NULL after errors) */
 char *translate(struct session *s, struct program *prog);
 
 /* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel
@@ -657,35 +557,7 @@ bool valid_module_name(const char *name);
 /* the folder holding stp_autoconf.h for the session's kernel (computing it if needed) */
 char *autoconf_dir(struct session *s);
 
-/* cache.c: modules and kernel API test results, in $STAPLER_CACHE_DIR, else
- * $XDG_CACHE_HOME/stapler, else ~/.cache/stapler */
-enum cache_mode {
-	CACHE_USE,
-	CACHE_DISABLED,		/* --disable-cache: neither read nor written */
-	CACHE_POISONED,		/* --poison-cache: written, never read */
-};
-extern enum cache_mode cache_mode;
-struct hasher {
-	uint64_t a, b, len;
-};
-void hasher_init(struct hasher *h);
-void hash_bytes(struct hasher *h, const void *data, size_t len);
-void hash_string(struct hasher *h, const char *s);
-void hash_file(struct hasher *h, const char *path);
-void hash_file_stat(struct hasher *h, const char *path);
-void hash_tree(struct hasher *h, const char *dir, bool contents);
-void hash_kernel(struct hasher *h, struct session *s);
-char *hasher_hex(const struct hasher *h);	/* 32 hex digits */
-char *cache_dir(void);
-int make_dirs(const char *path);
-int install_file(const char *path, const void *data, size_t len);	/* atomic */
-int cache_clean(bool verbose);
-char *cache_key(struct session *s, struct program *prog, const char *script_name,
-		const char *script_text);
-bool cache_fetch(struct session *s, const char *key);
-void cache_store(struct session *s, const char *key);
-
-/* run.c */
+/* run.c: pass 5 */
 int run_module(struct session *s);
 
 #endif

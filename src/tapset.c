@@ -9,7 +9,7 @@
  * scanned (cheaply) to note which functions, probe aliases and globals they define;
  * a file is parsed only when pass 2 needs one of its definitions.
  */
-#include "stap.h"
+#include "elaborate.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * What a call's context needs teaches the function's result type last.
  * Arrays learn their number of keys (arity) the same way.
  */
-#include "stap.h"
+#include "elaborate.h"
 
 #include <string.h>
 

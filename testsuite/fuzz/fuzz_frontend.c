@@ -11,6 +11,7 @@
  * reported.
  */
 #include "stap.h"
+#include "family.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,103 @@
+/*
+ * elaborate.h - pass 2's internals: the state its parts share and their entry points.
+ *
+ *   elaborate.c  the pass in order, -l/-L, the checks that need the whole program
+ *   derive.c     probe points to derived probes, through aliases and families (family.h)
+ *   resolve.c    names to symbols and functions, loading tapset files as needed
+ *   types.c      type inference and its conflicts
+ *   optimize.c   elision of what has no effect; fold.c folds constants
+ *   tapset.c     the library's index: which file defines what
+ *   kernel_symbols.c  the target kernel's function names
+ * Their diagnostics go through semantic_error() and friends (diag.c).
+ */
+#ifndef ELABORATE_H
+#define ELABORATE_H
+
+#include "stap.h"
+
+struct kernel_symbols;
+struct tapset_index;
+
+/* -l/-L: a point's name, and for an alias the point that elaborates it (for -L). */
+struct listed_point {
+	char *name;
+	struct probe_point *alias_point;
+};
+
+struct elaborator {
+	struct session *session;
+	struct preprocessor *pp;
+	struct program *prog;
+	struct tapset_index *tapsets;
+	struct kernel_symbols *kernel;	/* the target's symbol table, loaded when needed */
+	int errors;			/* semantic_error() counts them */
+	struct token *resolving;	/* the probe point being resolved, for context */
+	bool resolving_shown;
+	bool report;			/* types: the final walk reports what is still wrong */
+	bool changed;			/* types: the current walk learned something */
+	bool typing_calls_from_context;	/* types: f() + 1 may teach f's result type */
+	int defined_decided;		/* @defined() operators decided so far */
+	bool listing;			/* -l/-L: collect the names of what points resolve to */
+	struct listed_point *listed;
+	int nlisted;
+	struct function **function_tail;
+	struct symbol **global_tail;
+	struct probe_body **body_tail;
+	struct derived_probe **probe_tail;
+};
+
+/* diag.c: pass 2's messages, each alike one shown once; errors are counted in EL. */
+void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+/* An error alike the others of the same KEY. */
+void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
+			  const char *message);
+/* An error about TOK that also shows RELATED, the other place involved. */
+void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
+			    const char *fmt, ...) PRINTF_LIKE(4, 5);
+/* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
+void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+
+/* derive.c */
+void derive_probe(struct elaborator *el, struct probe *p);
+/* Called by a family's build() for each probe it makes from PROTO. */
+struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
+					char *name, void *data);
+char *probe_point_text(struct probe_point *pp, bool with_marks);
+int64_t component_number(struct component *c, bool *present);
+const char *component_string(struct component *c, bool *present);
+
+/* resolve.c */
+void resolve_program(struct elaborator *el);
+void check_alias_names(struct elaborator *el, struct stapfile *file);
+struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
+
+/* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
+bool constant_value(struct node *n, int64_t *value);
+
+/* types.c */
+void infer_types(struct elaborator *el);
+
+/* optimize.c */
+void optimize(struct elaborator *el, bool elide);
+
+/* tapset.c: which library file defines what */
+enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };
+struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp);
+/* Parses (once) and returns the tapset file that defines NAME, or NULL. */
+struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
+			     const char *name, int *errors);
+int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
+		 const char ***names);
+/* Parses every file defining NAME and hands each to LOAD. */
+void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
+		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
+		     struct elaborator *el);
+
+/* kernel_symbols.c: the target kernel's functions (kallsyms, or System.map with -r) */
+/* vmlinux's text symbols matching PATTERN (fnmatch), sorted; modules' are not listed. */
+struct strlist kernel_functions(struct elaborator *el, const char *pattern);
+int kernel_function_names(struct elaborator *el, const char ***names);
+
+#endif

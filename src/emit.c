@@ -1,0 +1,61 @@
+/*
+ * emit.c - the module's C as it is written: the output, and C literals.
+ */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void emit(struct emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(&e->out, fmt, ap);
+	va_end(ap);
+}
+
+void emit_table_registration(struct emitter *e, const char *family, const char *table,
+			     const char *reg, const char *unreg)
+{
+	emit(e, "static int stp_register_%s(void)\n{\n\treturn %s(%s, ARRAY_SIZE(%s));\n}\n\n",
+	     family, reg, table, table);
+	emit(e, "static void stp_unregister_%s(bool run_end_probes)\n{\n\t(void)run_end_probes;\n"
+		"\t%s(%s, ARRAY_SIZE(%s));\n}\n\n", family, unreg, table, table);
+}
+
+/* Where the next emitted line will be, for #line after embedded C. */
+static int output_line(struct emitter *e)
+{
+	int line = 1;
+
+	for (size_t i = 0; i < e->out.len; i++)
+		line += e->out.data[i] == '\n';
+	return line;
+}
+
+/* Embedded C keeps its script location, so compiler errors point into the script. */
+void emit_embedded_code(struct emitter *e, struct token *code)
+{
+	emit(e, "#line %d \"%s\"\n%s\n", code->line, code->file->name, code->text);
+	emit(e, "#line %d \"%s.c\"\n", output_line(e) + 1, e->session->module_name);
+}
+
+char *c_string(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	sb_put_c_string(&sb, s);
+	return sb_steal(&sb);
+}
+
+/* "identifier 'x' at <input>:1:5", as a C literal. */
+char *c_location(struct token *tok)
+{
+	char *text = xasprintf("%s '%s' at %s:%d:%d", token_kind_name(tok->kind), tok->text,
+			       tok->file->name, tok->line, tok->column);
+	char *lit = c_string(text);
+
+	free(text);
+	return lit;
+}

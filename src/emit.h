@@ -1,0 +1,27 @@
+/*
+ * emit.h - writing the module's C: what pass 3 and the probe families' emit() share.
+ */
+#ifndef EMIT_H
+#define EMIT_H
+
+#include "stap.h"
+
+/* The C file being written. */
+struct emitter {
+	struct strbuf out;
+	struct session *session;
+};
+
+void emit(struct emitter *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/*
+ * For a family whose glue takes one table: stp_register_FAMILY() and
+ * stp_unregister_FAMILY() hand TABLE to the runtime's REGISTER and UNREGISTER.
+ */
+void emit_table_registration(struct emitter *e, const char *family, const char *table,
+			     const char *reg, const char *unreg);
+/* Embedded C, with #line so that compiler errors point into the script. */
+void emit_embedded_code(struct emitter *e, struct token *code);
+char *c_string(const char *s);		/* "quoted", escaped as a C literal */
+char *c_location(struct token *tok);	/* "identifier 'x' at <input>:1:5", as a C literal */
+
+#endif

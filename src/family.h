@@ -1,0 +1,52 @@
+/*
+ * family.h - the probe families: what a family file in src/ provides.
+ *
+ * A family is one file in src/ (family_NAME.c: its points' forms, how it builds derived
+ * probes in pass 2, its registration table in pass 3) and its glue in runtime/ (NAME.c).
+ * probe_family.c lists the families and matches probe points against their forms.
+ */
+#ifndef FAMILY_H
+#define FAMILY_H
+
+#include "stap.h"
+
+struct elaborator;
+struct emitter;
+
+struct probe_family {
+	const char *name;		/* also names its C glue: stp_register_NAME() */
+	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
+	const char *const *templates;
+	/*
+	 * Checks a concrete point (one of its forms, wildcards in names resolved) and adds
+	 * derived probes with add_derived_probe(); false (after saying why) when it does
+	 * not resolve.  Wildcards in arguments may add several: kprobe.function("vfs_*").
+	 */
+	bool (*build)(struct elaborator *el, struct probe_point *pp, struct derived_probe *proto);
+	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
+	void (*emit)(struct emitter *e, struct program *prog);
+	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
+	const char *(*missing)(struct derived_probe *dp);
+};
+
+/* probe_family.c */
+struct family_match {
+	const struct probe_family *family;
+	struct probe_point *point;	/* concrete: the form's names in place of wildcards */
+};
+/* In the order pass 3 registers them (and the reverse of unregistering), NULL-ended. */
+extern const struct probe_family *const probe_families[];
+int match_probe_families(struct probe_point *pp, struct family_match **out);
+void forget_probe_templates(void);
+int family_prefix_length(struct probe_point *pp);
+char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
+			   struct token **where, bool *suffix);
+const char *probe_point_first_name(struct probe_point *pp);
+
+/* family_*.c */
+extern const struct probe_family begin_end_family;
+extern const struct probe_family timer_family;
+extern const struct probe_family kprobe_family;
+extern const struct probe_family procfs_family;
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * translate.h - pass 3's internals.
+ *
+ *   translate_analysis.c  before any C is written: the C names of globals and functions,
+ *                         the locks each handler takes, each statistic's histogram and
+ *                         @variance precision, and what cannot be translated yet
+ *   translate_expr.c      expressions, as C expressions (GNU statement expressions)
+ *   translate_stmt.c      statements, as lines of C in a body
+ *   translate.c           the module's layout: globals, frames, bodies, tables, start/stop
+ *   emit.c                the output and C literals (emit.h), shared with the families
+ */
+#ifndef TRANSLATE_H
+#define TRANSLATE_H
+
+#include "stap.h"
+
+/* What pass 3 knows about each global of the program. */
+struct global_c {
+	struct symbol *sym;
+	char *name;			/* "global_x" */
+	bool is_array;
+	bool is_stats;
+	bool name_shared;		/* an earlier global (private, another file) has its name */
+	struct node *hist;		/* the first @hist_* applied to it: its buckets */
+	int64_t bit_shift;		/* @variance(x, N) */
+};
+
+struct translator {
+	struct session *session;
+	struct program *prog;
+	struct global_c *globals;
+	int nglobals;
+	struct function **functions;	/* the used ones, with their C names */
+	char **function_names;
+	int nfunctions;
+	int errors;
+};
+
+enum access { ACCESS_NONE, ACCESS_READ, ACCESS_WRITE };
+
+/* A probe handler or function body being translated. */
+struct body {
+	struct translator *t;
+	char *frame;			/* "probe_0" / "function_exit" */
+	struct function *function;	/* NULL for a probe */
+	struct probe_body *handler;
+	struct derived_probe *guarded;	/* the point whose "if (cond)" this checks */
+	struct strbuf code;		/* the translated statements */
+	int ntemps;			/* string temporaries */
+	int unique;			/* names of C temporaries */
+	const char *error_label;	/* where a soft error goes: "out" or a catch */
+	enum access *access;		/* per global: the locks a probe takes */
+};
+
+/* translate_analysis.c */
+int analyze_program(struct translator *t);	/* the number of errors */
+enum access *handler_access(struct translator *t, struct node *body);
+struct global_c *global_of(struct translator *t, struct symbol *sym);
+struct global_c *global_named(struct translator *t, struct node *n);
+const char *function_c_name(struct translator *t, struct function *f);
+bool is_procfs_value(struct body *b, struct node *n);
+
+/* translate_expr.c: the C of an expression (the caller frees it) */
+char *translate_expr(struct body *b, struct node *n);
+char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask);
+bool has_wildcard(struct node *args);
+char *stat_source(struct body *b, struct node *n, char **setup, struct global_c **gp);
+const char *stat_aggregate(const char *name);
+
+/* translate_stmt.c: lines of C at DEPTH tabs into B's code */
+void translate_statement(struct body *b, struct node *n, int depth);
+void body_line(struct body *b, int depth, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * translate_analysis.c - pass 3's analysis of the program, before any C is written.
+ *
+ * As bpftrace keeps its resource analysis apart from code generation: the C names of the
+ * globals and functions, the globals each handler uses (through the functions it calls)
+ * and so the locks it takes, each statistic's histogram and @variance precision (one of
+ * each per global), and everything pass 2 accepted that passes 3-4 cannot build yet.
+ */
+#include "translate.h"
+#include "family.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- globals and functions ---- */
+
+struct global_c *global_of(struct translator *t, struct symbol *sym)
+{
+	if (!sym || sym->kind != SYM_GLOBAL)
+		return NULL;
+	for (int i = 0; i < t->nglobals; i++)
+		if (t->globals[i].sym == sym)
+			return &t->globals[i];
+	return NULL;
+}
+
+static int global_index(struct translator *t, struct global_c *g)
+{
+	return (int)(g - t->globals);
+}
+
+/* The global an expression names: x, a[...], or NULL. */
+struct global_c *global_named(struct translator *t, struct node *n)
+{
+	if (n->kind == ND_INDEX && n->lhs->kind == ND_VAR)
+		return global_of(t, n->lhs->sym);
+	if (n->kind == ND_VAR)
+		return global_of(t, n->sym);
+	return NULL;
+}
+
+/* A function's C name: function_NAME, or function_NAME__N when several share NAME
+ * (overloads by arity or by priority). */
+const char *function_c_name(struct translator *t, struct function *f)
+{
+	for (int i = 0; i < t->nfunctions; i++)
+		if (t->functions[i] == f)
+			return t->function_names[i];
+	return f->name;
+}
+
+/* ---- which globals a handler uses, for its locks ---- */
+
+struct access_walk {
+	struct translator *t;
+	enum access *access;
+	struct function **seen;		/* functions walked already (recursion) */
+	int nseen;
+};
+
+static void note_access(struct access_walk *w, struct node *n, enum access a)
+{
+	struct global_c *g = n ? global_named(w->t, n) : NULL;
+	int i;
+
+	if (!g)
+		return;
+	i = global_index(w->t, g);
+	if (w->access[i] < a)
+		w->access[i] = a;
+}
+
+static bool access_visit(struct node *n, void *arg)
+{
+	struct access_walk *w = arg;
+	struct foreach *fe = n->foreach;
+	struct global_c *g;
+
+	switch (n->kind) {
+	case ND_VAR:
+		note_access(w, n, ACCESS_READ);
+		break;
+	case ND_ASSIGN:
+	case ND_INCREMENT:
+	case ND_DELETE:
+		note_access(w, n->lhs, ACCESS_WRITE);
+		break;
+	case ND_STAT:
+	case ND_HIST:		/* reading a statistic aggregates it into scratch space */
+		note_access(w, n->lhs, ACCESS_WRITE);
+		break;
+	case ND_IN:
+		g = global_named(w->t, n->lhs);
+		note_access(w, n->lhs, g && g->is_stats ? ACCESS_WRITE : ACCESS_READ);
+		break;
+	case ND_FOREACH:
+		if (fe->array->kind == ND_HIST) {
+			note_access(w, fe->array->lhs, ACCESS_WRITE);
+			break;
+		}
+		g = global_named(w->t, fe->array);	/* sorting reorders the array */
+		note_access(w, fe->array,
+			    g && (g->is_stats || fe->sort_key >= 0) ? ACCESS_WRITE : ACCESS_READ);
+		break;
+	case ND_CALL:
+		if (!n->func)
+			break;
+		for (struct function *f = n->func; f; f = f->next_overload) {
+			bool seen = false;
+
+			for (int i = 0; i < w->nseen; i++)
+				seen |= w->seen[i] == f;
+			if (seen)
+				continue;
+			w->seen = xrealloc(w->seen, (w->nseen + 1) * sizeof(*w->seen));
+			w->seen[w->nseen++] = f;
+			walk_nodes(f->body, access_visit, w);
+		}
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+enum access *handler_access(struct translator *t, struct node *body)
+{
+	struct access_walk w = { .t = t };
+
+	w.access = xcalloc(t->nglobals + 1, sizeof(*w.access));
+	walk_nodes(body, access_visit, &w);
+	free(w.seen);
+	return w.access;
+}
+
+/* ---- what pass 3 cannot write yet ---- */
+
+bool is_procfs_value(struct body *b, struct node *n)
+{
+	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && b->handler &&
+	       (b->handler->procfs_read || b->handler->procfs_write);
+}
+
+struct checking {
+	struct translator *t;
+	struct body *body;		/* for procfs's $value */
+	bool in_function;
+	int errors;
+};
+
+static const char *untranslatable(struct checking *ck, struct node *n)
+{
+	switch (n->kind) {
+	case ND_REGEX: return "regular expression matching is";
+	case ND_TARGET:
+		if (ck->body && is_procfs_value(ck->body, n))
+			return NULL;
+		return "target variables are";
+	case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST: case ND_DEFINED: case ND_ENTRY:
+	case ND_PERF:
+		return "target variables and @-operators are";
+	case ND_UNARY:
+		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static bool check_node(struct node *n, void *arg)
+{
+	struct checking *ck = arg;
+	const char *missing = untranslatable(ck, n);
+
+	if (missing) {
+		diag_at("translation error", n->tok, "%s not implemented yet", missing);
+		ck->errors++;
+		return false;
+	}
+	return true;
+}
+
+/* The histogram and @variance precision of each statistic: one of each per global. */
+static bool learn_statistics(struct node *n, void *arg)
+{
+	struct checking *ck = arg;
+	struct global_c *g;
+
+	if (n->kind != ND_HIST && !(n->kind == ND_STAT && strcmp(n->string, "@variance") == 0))
+		return true;
+	g = global_named(ck->t, n->lhs);
+	if (!g)
+		return true;
+	if (n->kind == ND_STAT) {
+		int64_t shift = n->args ? n->args->number : 0;
+
+		if (n->args && g->bit_shift && g->bit_shift != shift) {
+			diag_at("translation error", n->tok,
+				"conflicting @variance precision for '%s'", g->sym->name);
+			ck->errors++;
+		}
+		if (n->args)
+			g->bit_shift = shift;
+		return true;
+	}
+	if (!g->hist) {
+		g->hist = n;
+		return true;
+	}
+	if (strcmp(g->hist->string, n->string) != 0 ||
+	    (n->args && (n->args->number != g->hist->args->number ||
+			 n->args->next->number != g->hist->args->next->number ||
+			 n->args->next->next->number != g->hist->args->next->next->number))) {
+		diag_related("translation error", n->tok, g->hist->tok,
+			     "multiple histogram types for '%s'", g->sym->name);
+		ck->errors++;
+	}
+	return true;
+}
+
+static void collect_globals(struct translator *t)
+{
+	int i = 0;
+
+	for (struct symbol *sym = t->prog->globals; sym; sym = sym->next_used)
+		t->nglobals++;
+	t->globals = xcalloc(t->nglobals + 1, sizeof(*t->globals));
+	for (struct symbol *sym = t->prog->globals; sym; sym = sym->next_used, i++) {
+		struct global_c *g = &t->globals[i];
+
+		g->sym = sym;
+		g->is_array = sym->arity > 0;
+		g->is_stats = sym->type == TYPE_STATS;
+		for (int j = 0; j < i; j++)
+			g->name_shared |= strcmp(t->globals[j].sym->name, sym->name) == 0;
+		g->name = g->name_shared ? xasprintf("global_%s_%d", sym->name, i) :
+					   xasprintf("global_%s", sym->name);
+	}
+}
+
+static void collect_functions(struct translator *t)
+{
+	int n = 0, i = 0;
+
+	for (struct function *f = t->prog->functions; f; f = f->next_used)
+		n++;
+	t->functions = xcalloc(n + 1, sizeof(*t->functions));
+	t->function_names = xcalloc(n + 1, sizeof(*t->function_names));
+	for (struct function *f = t->prog->functions; f; f = f->next_used, i++) {
+		bool shared = false;
+
+		for (struct function *g = t->prog->functions; g; g = g->next_used)
+			shared |= g != f && strcmp(g->name, f->name) == 0;
+		t->functions[i] = f;
+		t->function_names[i] = shared ? xasprintf("function_%s__%d", f->name, i) :
+						xasprintf("function_%s", f->name);
+	}
+	t->nfunctions = n;
+}
+
+/* Everything pass 2 accepted that passes 3-4 cannot build yet, said plainly. */
+static int check_translatable(struct translator *t)
+{
+	struct program *prog = t->prog;
+	struct checking ck = { .t = t };
+	struct body probe = { .t = t };
+
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		const char *missing = dp->family->missing ? dp->family->missing(dp) : NULL;
+
+		if (!dp->family->emit || missing) {
+			diag_at("translation error", dp->point->tok, "%s%s are not implemented yet",
+				missing ? missing : dp->family->name, missing ? "" : " probes");
+			ck.errors++;
+		}
+	}
+	ck.body = &probe;
+	for (struct probe_body *h = prog->bodies; h; h = h->next) {
+		if (h->elided)
+			continue;
+		probe.handler = h;
+		walk_nodes(h->body, check_node, &ck);
+		walk_nodes(h->body, learn_statistics, &ck);
+	}
+	ck.body = NULL;
+	ck.in_function = true;
+	for (struct function *f = prog->functions; f; f = f->next_used) {
+		walk_nodes(f->body, check_node, &ck);
+		walk_nodes(f->body, learn_statistics, &ck);
+	}
+	return ck.errors;
+}
+
+int analyze_program(struct translator *t)
+{
+	collect_globals(t);
+	collect_functions(t);
+	return check_translatable(t);
+}

@@ -1,0 +1,651 @@
+/*
+ * translate_expr.c - pass 3: expressions as C expressions.
+ *
+ * Each expression becomes one C expression, often a GNU statement expression ({ ... })
+ * that evaluates its operands left to right into C temporaries (_v1, _k2[...]) and stops
+ * at the first soft error (c->last_error).  Values are s64 or const char *; a string
+ * that needs storage gets a temporary in the frame (l->_tmpN, MAXSTRINGLEN bytes).
+ */
+#include "translate.h"
+#include "emit.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *stat_aggregate(const char *name)
+{
+	static const char *const names[][2] = {
+		{ "@count", "STP_AGG_COUNT" }, { "@sum", "STP_AGG_SUM" }, { "@min", "STP_AGG_MIN" },
+		{ "@max", "STP_AGG_MAX" }, { "@avg", "STP_AGG_AVG" },
+		{ "@variance", "STP_AGG_VARIANCE" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (name && strcmp(name, names[i][0]) == 0)
+			return names[i][1];
+	return "STP_AGG_COUNT";
+}
+
+/* ---- expressions ---- */
+
+static bool has_side_effects(struct node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case ND_ASSIGN: case ND_CALL: case ND_PRINT: case ND_INCREMENT: case ND_ACCUMULATE:
+	case ND_INDEX: case ND_STAT: case ND_HIST: case ND_IN: case ND_EMBEDDED_EXPR:
+		return true;	/* or may raise an error, or uses temporaries */
+	case ND_BINARY:
+		if (strcmp(n->op, "/") == 0 || strcmp(n->op, "%") == 0)
+			return true;
+		break;
+	default:
+		break;
+	}
+	return has_side_effects(n->lhs) || has_side_effects(n->rhs) ||
+	       has_side_effects(n->cond) || has_side_effects(n->then) ||
+	       has_side_effects(n->els);
+}
+
+static int new_temp(struct body *b)
+{
+	return b->ntemps++;
+}
+
+static const char *c_type(enum stap_type type)
+{
+	return type == TYPE_STRING ? "const char *" : "s64 ";
+}
+
+/* The C for "a OP b" on longs, given operand expressions that are safe to repeat. */
+static char *long_operation(const char *op, const char *a, const char *b, struct token *tok)
+{
+	if (strcmp(op, "/") == 0 || strcmp(op, "%") == 0) {
+		char *where = c_location(tok);
+		char *s = xasprintf("stp_%s(c, %s, %s, %s)", op[0] == '/' ? "divide" : "modulo",
+				    a, b, where);
+
+		free(where);
+		return s;
+	}
+	if (strcmp(op, "<<") == 0)
+		return xasprintf("stp_shift_left(%s, %s)", a, b);
+	if (strcmp(op, ">>") == 0)
+		return xasprintf("stp_shift_right(%s, %s)", a, b);
+	if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0 || strcmp(op, "*") == 0)
+		return xasprintf("(s64)((u64)(%s) %s (u64)(%s))", a, op, b);	/* wraps */
+	return xasprintf("(%s %s %s)", a, op, b);
+}
+
+/* Evaluates both operands left to right into C temporaries when order matters. */
+static char *ordered_operands(struct body *b, struct node *n, char **left, char **right)
+{
+	char *lhs = translate_expr(b, n->lhs), *rhs = translate_expr(b, n->rhs);
+	int id = b->unique++;
+	char *prologue;
+
+	if (!has_side_effects(n->lhs) && !has_side_effects(n->rhs)) {
+		*left = lhs;
+		*right = rhs;
+		return xstrdup("");
+	}
+	*left = xasprintf("_l%d", id);
+	*right = xasprintf("_r%d", id);
+	prologue = xasprintf("%s%s = %s; %s%s = %s; ", c_type(n->lhs->type), *left, lhs,
+			     c_type(n->rhs->type), *right, rhs);
+	free(lhs);
+	free(rhs);
+	return prologue;
+}
+
+static char *binary(struct body *b, struct node *n)
+{
+	char *left, *right, *prologue = ordered_operands(b, n, &left, &right);
+	char *op = long_operation(n->op, left, right, n->tok);
+	char *s = *prologue ? xasprintf("({ %s%s; })", prologue, op) : xstrdup(op);
+
+	free(op);
+	free(prologue);
+	free(left);
+	free(right);
+	return s;
+}
+
+static char *compare(struct body *b, struct node *n)
+{
+	char *left, *right, *prologue = ordered_operands(b, n, &left, &right);
+	char *test = n->lhs->type == TYPE_STRING ?
+		xasprintf("(s64)(stp_string_compare(%s, %s) %s 0)", left, right, n->op) :
+		xasprintf("(s64)(%s %s %s)", left, n->op, right);
+	char *s = *prologue ? xasprintf("({ %s%s; })", prologue, test) : xstrdup(test);
+
+	free(test);
+	free(prologue);
+	free(left);
+	free(right);
+	return s;
+}
+
+static char *concat(struct body *b, struct node *n)
+{
+	char *lhs = translate_expr(b, n->lhs), *rhs = translate_expr(b, n->rhs);
+	int temp = new_temp(b);
+	int id = b->unique++;
+	/* the right side may use the same temporaries as the left: take it first */
+	char *s = xasprintf("({ const char *_a%d = %s; const char *_b%d = %s; "
+			    "stp_string_concat(l->_tmp%d, _a%d, _b%d); })",
+			    id, lhs, id, rhs, temp, id, id);
+
+	free(lhs);
+	free(rhs);
+	return s;
+}
+
+/*
+ * "union stp_key __kID[N]; __kID[0].l = ...;" evaluating the index expressions in order;
+ * MASK gets a bit for each position given (not a '*' wildcard).
+ */
+char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask)
+{
+	struct strbuf sb = { 0 };
+	int i = 0, nargs = 0;
+
+	for (struct node *a = args; a; a = a->next)
+		nargs++;
+	sb_printf(&sb, "union stp_key _k%d[%d]; ", id, nargs ? nargs : 1);
+	if (mask)
+		*mask = 0;
+	for (struct node *a = args; a; a = a->next, i++) {
+		char *v;
+
+		if (a->kind == ND_WILDCARD) {
+			sb_printf(&sb, "_k%d[%d].l = 0; ", id, i);
+			continue;
+		}
+		if (mask)
+			*mask |= 1u << i;
+		v = translate_expr(b, a);
+		sb_printf(&sb, "_k%d[%d].%c = %s; ", id, i, a->type == TYPE_STRING ? 's' : 'l', v);
+		free(v);
+	}
+	return sb_steal(&sb);
+}
+
+bool has_wildcard(struct node *args)
+{
+	for (struct node *a = args; a; a = a->next)
+		if (a->kind == ND_WILDCARD)
+			return true;
+	return false;
+}
+
+/* A statistic's current value (const struct stp_stat *, NULL when empty) and its setup. */
+char *stat_source(struct body *b, struct node *n, char **setup, struct global_c **gp)
+{
+	struct global_c *g = global_named(b->t, n);
+	int id;
+
+	*gp = g;
+	if (n->kind == ND_VAR) {
+		*setup = xstrdup("");
+		return xasprintf("stp_pstat_aggregate(%s)", g->name);
+	}
+	id = b->unique++;
+	*setup = keys_setup(b, n->args, id, NULL);
+	return xasprintf("stp_pmap_lookup(%s, _k%d)", g->name, id);
+}
+
+static char *stat_value(struct body *b, struct node *n)
+{
+	struct global_c *g;
+	char *setup, *src = stat_source(b, n->lhs, &setup, &g);
+	char *s = xasprintf("({ %sstp_stat_value(c, %s, &%s_stat, %s); })", setup, src, g->name,
+			    stat_aggregate(n->string));
+
+	free(setup);
+	free(src);
+	return s;
+}
+
+/* @hist_log(x)[i] */
+static char *hist_bucket(struct body *b, struct node *n)
+{
+	struct global_c *g;
+	char *setup, *src = stat_source(b, n->lhs->lhs, &setup, &g);
+	char *index = translate_expr(b, n->args);
+	int id = b->unique++;
+	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s; "
+			    "_s%d ? stp_stat_bucket(_s%d, &%s_stat, _i%d) : 0; })",
+			    setup, id, src, id, index, id, id, g->name, id);
+
+	free(setup);
+	free(src);
+	free(index);
+	return s;
+}
+
+static char *print_histogram(struct body *b, struct node *hist)
+{
+	struct global_c *g;
+	char *setup, *src = stat_source(b, hist->lhs, &setup, &g);
+	int id = b->unique++;
+	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; "
+			    "if (_s%d && likely(!c->last_error)) stp_stat_print_hist(_s%d, &%s_stat); "
+			    "(s64)0; })", setup, id, src, id, id, g->name);
+
+	free(setup);
+	free(src);
+	return s;
+}
+
+/* An array element's value: 0 or "" when it is not there. */
+static char *array_read(struct body *b, struct node *n)
+{
+	struct global_c *g = global_named(b->t, n);
+	int id = b->unique++;
+	char *setup = keys_setup(b, n->args, id, NULL);
+	char *s;
+
+	if (n->type == TYPE_STRING)
+		s = xasprintf("({ %sstruct stp_map_entry *_e%d = stp_map_find(%s, _k%d); "
+			      "stp_string_copy(l->_tmp%d, _e%d ? stp_entry_string(_e%d) : \"\"); })",
+			      setup, id, g->name, id, new_temp(b), id, id);
+	else
+		s = xasprintf("({ %sstruct stp_map_entry *_e%d = stp_map_find(%s, _k%d); "
+			      "_e%d ? *stp_entry_long(_e%d) : 0; })",
+			      setup, id, g->name, id, id, id);
+	free(setup);
+	return s;
+}
+
+static char *membership(struct body *b, struct node *n)
+{
+	struct global_c *g = global_named(b->t, n->lhs);
+	int id = b->unique++;
+	unsigned int mask;
+	char *setup = keys_setup(b, n->args, id, &mask);
+	char *test;
+	char *s;
+
+	if (has_wildcard(n->args))
+		test = xasprintf("stp_map_exists_matching(%s%s%s, &%s_desc, _k%d, %#xu)",
+				 g->is_stats ? "stp_pmap_aggregate(" : "", g->name,
+				 g->is_stats ? ")" : "", g->name, id, mask);
+	else if (g->is_stats)
+		test = xasprintf("stp_pmap_lookup(%s, _k%d) != NULL", g->name, id);
+	else
+		test = xasprintf("stp_map_find(%s, _k%d) != NULL", g->name, id);
+	s = xasprintf("({ %s(s64)(%s); })", setup, test);
+	free(setup);
+	free(test);
+	return s;
+}
+
+/*
+ * Where an assignment stores: SETUP evaluates the keys, LOCATE finds or makes the element
+ * (and may raise "Array overflow"), PTR is then the value's address (s64 * or char *),
+ * NULL at run time when there is no room.
+ */
+struct place {
+	char *setup;
+	char *locate;
+	char *ptr;
+};
+
+
+static struct place place_of(struct body *b, struct node *n)
+{
+	struct place p = { xstrdup(""), xstrdup(""), NULL };
+	struct global_c *g = global_named(b->t, n);
+	bool string = n->type == TYPE_STRING;
+	int id;
+
+	if (is_procfs_value(b, n)) {
+		p.ptr = xstrdup("STP_PROCFS_VALUE(c)");
+	} else if (n->kind == ND_VAR && !g) {
+		p.ptr = xasprintf(string ? "(l->l_%s)" : "(&l->l_%s)", n->string);
+	} else if (n->kind == ND_VAR) {
+		p.ptr = xasprintf(string ? "(%s)" : "(&%s)", g->name);
+	} else {
+		id = b->unique++;
+		free(p.setup);
+		free(p.locate);
+		p.setup = keys_setup(b, n->args, id, NULL);
+		p.locate = xasprintf("struct stp_map_entry *_e%d = stp_map_insert(%s, _k%d); "
+				     "if (!_e%d) stp_array_overflow(c, &%s_desc); ",
+				     id, g->name, id, id, g->name);
+		p.ptr = xasprintf(string ? "(_e%d ? stp_entry_string(_e%d) : NULL)" :
+					   "(_e%d ? stp_entry_long(_e%d) : NULL)", id, id);
+	}
+	return p;
+}
+
+static void free_place(struct place *p)
+{
+	free(p->setup);
+	free(p->locate);
+	free(p->ptr);
+}
+
+static char *assign(struct body *b, struct node *n)
+{
+	struct place p = place_of(b, n->lhs);
+	char *rhs = translate_expr(b, n->rhs);
+	int id = b->unique++;
+	char *s;
+
+	if (n->lhs->type == TYPE_STRING) {
+		bool append = strcmp(n->op, ".=") == 0;
+
+		s = xasprintf("({ %sconst char *_v%d = %s; char *_p%d = NULL; "
+			      "if (likely(!c->last_error)) { %s_p%d = %s; if (_p%d) %s(_p%d, _v%d); } "
+			      "_p%d ? (const char *)_p%d : \"\"; })",
+			      p.setup, id, rhs, id, p.locate, id, p.ptr, id,
+			      append ? "stp_string_append" : "stp_string_copy", id, id, id, id);
+	} else if (strcmp(n->op, "=") == 0) {
+		s = xasprintf("({ %ss64 _v%d = %s; "
+			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; if (_p%d) *_p%d = _v%d; } "
+			      "_v%d; })",
+			      p.setup, id, rhs, p.locate, id, p.ptr, id, id, id, id);
+	} else {
+		/* x OP= y: y first, then x = x OP y */
+		char op[4] = { 0 };
+		char *old = xasprintf("(*_p%d)", id), *value = xasprintf("_v%d", id);
+		char *result;
+
+		memcpy(op, n->op, strlen(n->op) - 1);
+		result = long_operation(op, old, value, n->tok);
+		s = xasprintf("({ %ss64 _v%d = %s; s64 _n%d = 0; "
+			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; "
+			      "if (_p%d) { _n%d = %s; if (likely(!c->last_error)) *_p%d = _n%d; } } "
+			      "_n%d; })",
+			      p.setup, id, rhs, id, p.locate, id, p.ptr, id, id, result, id, id, id);
+		free(old);
+		free(value);
+		free(result);
+	}
+	free(rhs);
+	free_place(&p);
+	return s;
+}
+
+static char *increment(struct body *b, struct node *n)
+{
+	struct place p = place_of(b, n->lhs);
+	int id = b->unique++;
+	const char *op = strcmp(n->op, "++") == 0 ? "+" : "-";
+	char *s = xasprintf("({ %ss64 _n%d = 0; if (likely(!c->last_error)) { %ss64 *_p%d = %s; "
+			    "if (_p%d) { s64 _o%d = *_p%d; *_p%d = (s64)((u64)_o%d %s 1); "
+			    "_n%d = %s; } } _n%d; })",
+			    p.setup, id, p.locate, id, p.ptr, id, id, id, id, id, op, id,
+			    n->prefix ? xasprintf("*_p%d", id) : xasprintf("_o%d", id), id);
+
+	free_place(&p);
+	return s;
+}
+
+static char *accumulate(struct body *b, struct node *n)
+{
+	struct global_c *g = global_named(b->t, n->lhs);
+	char *rhs = translate_expr(b, n->rhs);
+	int id = b->unique++;
+	char *s;
+
+	if (n->lhs->kind == ND_VAR) {
+		s = xasprintf("({ s64 _v%d = %s; if (likely(!c->last_error)) "
+			      "stp_pstat_add(%s, _v%d); _v%d; })", id, rhs, g->name, id, id);
+	} else {
+		char *setup = keys_setup(b, n->lhs->args, id, NULL);
+
+		s = xasprintf("({ %ss64 _v%d = %s; if (likely(!c->last_error) && "
+			      "stp_pmap_add(%s, _k%d, _v%d)) stp_aggregation_overflow(c, &%s_desc); "
+			      "_v%d; })", setup, id, rhs, g->name, id, id, g->name, id);
+		free(setup);
+	}
+	free(rhs);
+	return s;
+}
+
+/* print family: each argument to a sink, the print buffer or a string temporary */
+static void put_value(struct strbuf *sb, const char *value, enum stap_type type, int temp)
+{
+	if (temp < 0)
+		sb_printf(sb, type == TYPE_STRING ? "_stp_print(%s); " : "_stp_print_long(%s); ",
+			  value);
+	else
+		sb_printf(sb, type == TYPE_STRING ? "stp_string_append(l->_tmp%d, %s); " :
+						    "stp_string_append_long(l->_tmp%d, %s); ",
+			  temp, value);
+}
+
+static void put_literal(struct strbuf *sb, const char *text, int temp)
+{
+	char *lit = c_string(text);
+
+	if (temp < 0)
+		sb_printf(sb, "_stp_print(%s); ", lit);
+	else
+		sb_printf(sb, "stp_string_append(l->_tmp%d, %s); ", temp, lit);
+	free(lit);
+}
+
+static char *print_call(struct body *b, struct node *n)
+{
+	struct strbuf sb = { 0 };
+	enum print_kind k = n->print;
+	bool to_string = k >= PRINT_SPRINT;
+	bool delimited = k == PRINT_PRINTD || k == PRINT_PRINTDLN || k == PRINT_SPRINTD ||
+			 k == PRINT_SPRINTDLN;
+	bool newline = k == PRINT_PRINTLN || k == PRINT_PRINTDLN || k == PRINT_SPRINTLN ||
+		       k == PRINT_SPRINTDLN;
+	int id = b->unique++, i = 0, nargs = 0;
+	int temp = to_string ? new_temp(b) : -1;
+
+	if ((k == PRINT_PRINT || k == PRINT_PRINTLN) && n->args && n->args->kind == ND_HIST &&
+	    !n->args->next)
+		return print_histogram(b, n->args);
+
+	sb_puts(&sb, "({ ");
+	for (struct node *a = n->args; a; a = a->next, i++, nargs++) {
+		char *arg = translate_expr(b, a);
+
+		/* a printf format is a string whatever pass 2 noted */
+		bool format = i == 0 && (k == PRINT_PRINTF || k == PRINT_SPRINTF);
+
+		sb_printf(&sb, "%s_p%d_%d = %s; ", c_type(format ? TYPE_STRING : a->type), id, i,
+			  arg);
+		free(arg);
+	}
+	if (temp >= 0)
+		sb_printf(&sb, "l->_tmp%d[0] = '\\0'; ", temp);
+	sb_puts(&sb, "if (likely(!c->last_error)) { ");
+	if (k == PRINT_PRINTF || k == PRINT_SPRINTF) {
+		sb_printf(&sb, "union stp_format_arg _a%d[%d]; ", id, nargs > 1 ? nargs - 1 : 1);
+		i = 0;
+		for (struct node *a = n->args->next; a; a = a->next, i++)
+			sb_printf(&sb, "_a%d[%d].%c = _p%d_%d; ", id, i,
+				  a->type == TYPE_STRING ? 's' : 'l', id, i + 1);
+		if (temp < 0)
+			sb_printf(&sb, "stp_printf_args(_p%d_0, _a%d, %d); ", id, id, nargs - 1);
+		else
+			sb_printf(&sb, "stp_format(l->_tmp%d, MAXSTRINGLEN, _p%d_0, _a%d, %d); ",
+				  temp, id, id, nargs - 1);
+	} else {
+		struct node *a = n->args;
+
+		i = 0;
+		if (delimited) {	/* the first argument is the delimiter */
+			a = a->next;
+			i = 1;
+		}
+		for (int first = i; a; a = a->next, i++) {
+			char *value = xasprintf("_p%d_%d", id, i);
+
+			if (delimited && i > first)
+				put_value(&sb, xasprintf("_p%d_0", id), TYPE_STRING, temp);
+			put_value(&sb, value, a->type, temp);
+			free(value);
+		}
+		if (newline)
+			put_literal(&sb, "\n", temp);
+	}
+	sb_puts(&sb, "} ");
+	if (temp >= 0)
+		sb_printf(&sb, "(const char *)l->_tmp%d; ", temp);
+	else
+		sb_puts(&sb, "(s64)0; ");
+	sb_puts(&sb, "})");
+	return sb_steal(&sb);
+}
+
+/*
+ * Arguments are evaluated in the caller's frame, then copied into the callee's frame one
+ * level deeper; a string result is copied back into a temporary of the caller.  Overloads
+ * of one arity are tried in priority order: one that runs `next` passes the call on.
+ */
+static char *function_call(struct body *b, struct node *n)
+{
+	struct function *first = n->func;
+	struct strbuf sb = { 0 };
+	int id = b->unique++;
+	int i = 0;
+	struct symbol *param;
+	struct node *a;
+	bool has_value = first->return_type != TYPE_UNKNOWN;
+	int temp = first->return_type == TYPE_STRING ? new_temp(b) : -1;
+	char *where;
+
+	sb_puts(&sb, "({ ");
+	if (has_value)
+		sb_printf(&sb, "%s_ret%d = %s; ", c_type(first->return_type), id,
+			  first->return_type == TYPE_STRING ? "\"\"" : "0");
+	for (a = n->args, param = first->params; a; a = a->next, param = param->next, i++) {
+		char *arg = translate_expr(b, a);
+
+		sb_printf(&sb, "%s_arg%d_%d = %s; ", c_type(param->type), id, i, arg);
+		free(arg);
+	}
+	where = c_location(n->tok);
+	sb_printf(&sb, "if (likely(!c->last_error)) { "
+		  "if (unlikely(c->nesting >= MAXNESTING)) { c->last_stmt = %s; "
+		  "stp_soft_error(c, \"MAXNESTING exceeded\"); } else { bool _done%d = false; ",
+		  where, id);
+	free(where);
+	for (struct function *f = first; f; f = f->next_overload) {
+		const char *name = function_c_name(b->t, f);
+
+		if (f != first)
+			sb_printf(&sb, "if (!_done%d) ", id);
+		sb_printf(&sb, "{ struct %s_locals *_f%d = &STP_FRAME(c, c->nesting + 1)->%s; "
+			  "memset(_f%d, 0, sizeof(*_f%d)); ", name, id, name, id, id);
+		for (param = f->params, i = 0; param; param = param->next, i++) {
+			if (param->type == TYPE_STRING)
+				sb_printf(&sb, "stp_string_copy(_f%d->l_%s, _arg%d_%d); ", id,
+					  param->name, id, i);
+			else
+				sb_printf(&sb, "_f%d->l_%s = _arg%d_%d; ", id, param->name, id, i);
+		}
+		sb_printf(&sb, "c->nesting++; %s(c); c->nesting--; ", name);
+		sb_printf(&sb, "if (c->next_called) { c->next_called = false; } else { _done%d = true; ",
+			  id);
+		if (temp >= 0)
+			sb_printf(&sb, "_ret%d = stp_string_copy(l->_tmp%d, _f%d->__retvalue); ", id,
+				  temp, id);
+		else if (has_value)
+			sb_printf(&sb, "_ret%d = _f%d->__retvalue; ", id, id);
+		sb_puts(&sb, "} } ");
+	}
+	sb_printf(&sb, "(void)_done%d; } } ", id);
+	if (has_value)
+		sb_printf(&sb, "_ret%d; ", id);
+	sb_puts(&sb, "})");
+	return sb_steal(&sb);
+}
+
+static char *embedded_expression(struct body *b, struct node *n)
+{
+	if (n->type == TYPE_STRING)
+		return xasprintf("stp_string_copy(l->_tmp%d, (%s))", new_temp(b), n->string);
+	return xasprintf("((s64)(%s))", n->string);
+}
+
+char *translate_expr(struct body *b, struct node *n)
+{
+	struct global_c *g;
+	char *x, *y, *z, *s;
+
+	switch (n->kind) {
+	case ND_NUMBER:
+		if (n->number == INT64_MIN)
+			return xstrdup("(-9223372036854775807LL - 1)");
+		return xasprintf("%" PRId64 "LL", n->number);
+	case ND_STRING:
+		return c_string(n->string);
+	case ND_VAR:
+		g = global_of(b->t, n->sym);
+		return g ? xstrdup(g->name) : xasprintf("l->l_%s", n->string);
+	case ND_TARGET:		/* only procfs's $value gets here */
+		return xstrdup("((const char *)STP_PROCFS_VALUE(c))");
+	case ND_INDEX:
+		if (n->lhs->kind == ND_HIST)
+			return hist_bucket(b, n);
+		return array_read(b, n);
+	case ND_IN:
+		return membership(b, n);
+	case ND_STAT:
+		return stat_value(b, n);
+	case ND_CALL:
+		return function_call(b, n);
+	case ND_PRINT:
+		return print_call(b, n);
+	case ND_ASSIGN:
+		return assign(b, n);
+	case ND_INCREMENT:
+		return increment(b, n);
+	case ND_ACCUMULATE:
+		return accumulate(b, n);
+	case ND_EMBEDDED_EXPR:
+		return embedded_expression(b, n);
+	case ND_BINARY:
+		return binary(b, n);
+	case ND_CONCAT:
+		return concat(b, n);
+	case ND_COMPARE:
+		return compare(b, n);
+	case ND_LOGICAL:
+		x = translate_expr(b, n->lhs);
+		y = translate_expr(b, n->rhs);
+		s = xasprintf("(s64)((%s) %s (%s))", x, n->op, y);
+		free(x);
+		free(y);
+		return s;
+	case ND_UNARY:
+		x = translate_expr(b, n->lhs);
+		if (strcmp(n->op, "-") == 0)
+			s = xasprintf("(s64)(0ULL - (u64)(%s))", x);
+		else if (strcmp(n->op, "!") == 0)
+			s = xasprintf("(s64)!(%s)", x);
+		else if (strcmp(n->op, "~") == 0)
+			s = xasprintf("(~(%s))", x);
+		else
+			s = xasprintf("(%s)", x);
+		free(x);
+		return s;
+	case ND_TERNARY:
+		x = translate_expr(b, n->cond);
+		y = translate_expr(b, n->then);
+		z = translate_expr(b, n->els);
+		s = xasprintf("((%s) ? (%s) : (%s))", x, y, z);
+		free(x);
+		free(y);
+		free(z);
+		return s;
+	default:	/* check_translatable() let through something translate_expr() does not know */
+		diag_at("translation error", n->tok, "internal error: cannot translate this "
+			"expression");
+		b->t->errors++;
+		return xstrdup("0");
+	}
+}

@@ -1,0 +1,341 @@
+/*
+ * translate_stmt.c - pass 3: statements as lines of C in a handler or function body.
+ *
+ * Each statement (and each loop iteration) spends one MAXACTION unit; a soft error
+ * unwinds to `out` (or to the enclosing catch).
+ */
+#include "translate.h"
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void indent(struct strbuf *sb, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		sb_putc(sb, '\t');
+}
+
+void body_line(struct body *b, int depth, const char *fmt, ...)
+{
+	va_list ap;
+
+	indent(&b->code, depth);
+	va_start(ap, fmt);
+	sb_vprintf(&b->code, fmt, ap);
+	va_end(ap);
+	sb_putc(&b->code, '\n');
+}
+
+/* ---- statements ---- */
+
+/* Every statement spends an action and names itself for error messages. */
+static void statement_prologue(struct body *b, struct node *n, int depth)
+{
+	char *where = c_location(n->tok);
+
+	body_line(b, depth, "c->last_stmt = %s;", where);
+	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0))");
+	body_line(b, depth + 1, "goto out;");
+	free(where);
+}
+
+static void check_error(struct body *b, int depth)
+{
+	body_line(b, depth, "if (unlikely(c->last_error))");
+	body_line(b, depth + 1, "goto %s;", b->error_label);
+}
+
+/* Each loop iteration spends an action too, so an empty body still ends. */
+static void loop_prologue(struct body *b, int depth)
+{
+	check_error(b, depth);
+	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0))");
+	body_line(b, depth + 1, "goto out;");
+}
+
+static void for_loop(struct body *b, struct node *n, int depth)
+{
+	/* init and incr are expression statements */
+	struct node *init_expr = n->init && n->init->kind == ND_EXPR_STMT ? n->init->lhs : n->init;
+	struct node *incr_expr = n->incr && n->incr->kind == ND_EXPR_STMT ? n->incr->lhs : n->incr;
+	char *init = init_expr ? translate_expr(b, init_expr) : NULL;
+	char *cond = n->cond ? translate_expr(b, n->cond) : NULL;
+	char *incr = incr_expr ? translate_expr(b, incr_expr) : NULL;
+
+	if (init) {
+		body_line(b, depth, "(void)%s;", init);
+		check_error(b, depth);
+	}
+	body_line(b, depth, "for (;; %s%s%s) {", incr ? "(void)(" : "", incr ? incr : "", incr ? ")" : "");
+	loop_prologue(b, depth + 1);
+	if (cond) {
+		int id = b->unique++;
+
+		body_line(b, depth + 1, "s64 _cond%d = %s;", id, cond);
+		check_error(b, depth + 1);
+		body_line(b, depth + 1, "if (!_cond%d)", id);
+		body_line(b, depth + 2, "break;");
+	}
+	translate_statement(b, n->then, depth + 1);
+	body_line(b, depth, "}");
+	free(init);
+	free(cond);
+	free(incr);
+}
+
+/* A foreach key or value variable gets the entry's. */
+static enum stap_type var_type(struct node *var)
+{
+	return var->sym ? var->sym->type : var->type;
+}
+
+static void assign_from_entry(struct body *b, struct node *var, const char *value, int depth)
+{
+	if (var_type(var) == TYPE_STRING)
+		body_line(b, depth, "stp_string_copy(l->l_%s, %s);", var->string, value);
+	else
+		body_line(b, depth, "l->l_%s = %s;", var->string, value);
+}
+
+/* foreach (bucket in @hist_linear(x, ...)): every bucket number, out-of-range ones too */
+static void foreach_bucket(struct body *b, struct node *n, int depth)
+{
+	struct foreach *fe = n->foreach;
+	struct global_c *g;
+	char *setup, *src = stat_source(b, fe->array->lhs, &setup, &g);
+	int id = b->unique++;
+
+	body_line(b, depth, "{");
+	body_line(b, depth + 1, "%sconst struct stp_stat *_s%d = %s;", setup, id, src);
+	body_line(b, depth + 1, "s64 _b%d;", id);
+	if (fe->limit) {
+		char *limit = translate_expr(b, fe->limit);
+
+		body_line(b, depth + 1, "s64 _limit%d = %s;", id, limit);
+		free(limit);
+	}
+	check_error(b, depth + 1);
+	body_line(b, depth + 1, "for (_b%d = 0; _s%d && _b%d < %s_stat.buckets%s; _b%d++) {", id, id, id,
+	     g->name, fe->limit ? xasprintf(" && _b%d < _limit%d", id, id) : "", id);
+	loop_prologue(b, depth + 2);
+	assign_from_entry(b, fe->keys, xasprintf("_b%d", id), depth + 2);
+	if (fe->value)
+		assign_from_entry(b, fe->value, xasprintf("stp_stat_bucket(_s%d, &%s_stat, _b%d)",
+							  id, g->name, id), depth + 2);
+	translate_statement(b, n->then, depth + 2);
+	body_line(b, depth + 1, "}");
+	body_line(b, depth, "}");
+	free(setup);
+	free(src);
+}
+
+static void foreach_loop(struct body *b, struct node *n, int depth)
+{
+	struct foreach *fe = n->foreach;
+	struct global_c *g = global_named(b->t, fe->array);
+	int id = b->unique++;
+	unsigned int mask = 0;
+	int i = 0;
+
+	if (fe->array->kind == ND_HIST) {
+		foreach_bucket(b, n, depth);
+		return;
+	}
+
+	body_line(b, depth, "{");
+	depth++;
+	if (g->is_stats)
+		body_line(b, depth, "struct stp_map *_m%d = stp_pmap_aggregate(%s);", id, g->name);
+	else
+		body_line(b, depth, "struct stp_map *_m%d = %s;", id, g->name);
+	body_line(b, depth, "struct stp_map_entry *_e%d;", id);
+	if (fe->limit) {
+		char *limit = translate_expr(b, fe->limit);
+
+		body_line(b, depth, "s64 _limit%d = %s, _count%d = 0;", id, limit, id);
+		check_error(b, depth);
+		free(limit);
+	}
+	if (fe->filter) {
+		char *setup = keys_setup(b, fe->filter, id, &mask);
+
+		body_line(b, depth, "%s", setup);
+		check_error(b, depth);
+		free(setup);
+	}
+	if (fe->sort_key >= 0)
+		body_line(b, depth, "stp_map_sort(_m%d, %d, %d, %s);", id, fe->sort_key,
+		     fe->sort_direction, stat_aggregate(fe->sort_aggregate));
+	body_line(b, depth, "for (_e%d = stp_map_first(_m%d); _e%d; _e%d = stp_map_next(_m%d, _e%d)) {",
+	     id, id, id, id, id, id);
+	loop_prologue(b, depth + 1);
+	if (fe->filter) {
+		body_line(b, depth + 1, "if (!stp_keys_match(&%s_desc, _e%d, _k%d, %#xu))", g->name, id,
+		     id, mask);
+		body_line(b, depth + 2, "continue;");
+	}
+	if (fe->limit) {
+		body_line(b, depth + 1, "if (_count%d++ >= _limit%d)", id, id);
+		body_line(b, depth + 2, "break;");
+	}
+	for (struct node *k = fe->keys; k; k = k->next, i++) {
+		char *value = xasprintf(var_type(k) == TYPE_STRING ? "stp_entry_key_string(_e%d, %d)" :
+								"stp_entry_key_long(_e%d, %d)", id, i);
+
+		assign_from_entry(b, k, value, depth + 1);
+		free(value);
+	}
+	if (fe->value) {
+		char *value = xasprintf(var_type(fe->value) == TYPE_STRING ? "stp_entry_string(_e%d)" :
+									 "*stp_entry_long(_e%d)", id);
+
+		assign_from_entry(b, fe->value, value, depth + 1);
+		free(value);
+	}
+	translate_statement(b, n->then, depth + 1);
+	body_line(b, depth, "}");
+	depth--;
+	body_line(b, depth, "}");
+}
+
+static void delete_statement(struct body *b, struct node *n, int depth)
+{
+	struct node *target = n->lhs;
+	struct global_c *g = global_named(b->t, target);
+	int id = b->unique++;
+
+	if (target->kind == ND_VAR && !g) {
+		body_line(b, depth, target->type == TYPE_STRING ? "l->l_%s[0] = '\\0';" : "l->l_%s = 0;",
+		     target->string);
+	} else if (target->kind == ND_VAR && g->is_array) {
+		body_line(b, depth, "%s(%s);", g->is_stats ? "stp_pmap_clear" : "stp_map_clear", g->name);
+	} else if (target->kind == ND_VAR && g->is_stats) {
+		body_line(b, depth, "stp_pstat_clear(%s);", g->name);
+	} else if (target->kind == ND_VAR) {
+		body_line(b, depth, target->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", g->name);
+	} else {
+		unsigned int mask;
+		char *setup = keys_setup(b, target->args, id, &mask);
+
+		body_line(b, depth, "{");
+		body_line(b, depth + 1, "%s", setup);
+		check_error(b, depth + 1);
+		if (has_wildcard(target->args) && g->is_stats)
+			body_line(b, depth + 1, "stp_delete_matching(stp_pmap_aggregate(%s), %s, &%s_desc, "
+			     "_k%d, %#xu);", g->name, g->name, g->name, id, mask);
+		else if (has_wildcard(target->args))
+			body_line(b, depth + 1, "stp_delete_matching(%s, NULL, &%s_desc, _k%d, %#xu);",
+			     g->name, g->name, id, mask);
+		else
+			body_line(b, depth + 1, "stp_%s_delete(%s, _k%d);", g->is_stats ? "pmap" : "map",
+			     g->name, id);
+		body_line(b, depth, "}");
+		free(setup);
+	}
+}
+
+/* try { } catch (msg) { }: a soft error in the try block goes to the catch block. */
+static void try_catch(struct body *b, struct node *n, int depth)
+{
+	int id = b->unique++;
+	const char *outer = b->error_label;
+	char *label = xasprintf("catch_%d", id);
+
+	body_line(b, depth, "{");
+	b->error_label = label;
+	translate_statement(b, n->then, depth + 1);
+	b->error_label = outer;
+	body_line(b, depth + 1, "goto caught_%d;", id);
+	body_line(b, depth, "catch_%d:", id);
+	if (n->catch_var)
+		body_line(b, depth + 1, "stp_string_copy(l->l_%s, c->last_error);", n->catch_var->string);
+	body_line(b, depth + 1, "c->last_error = NULL;");
+	translate_statement(b, n->els, depth + 1);
+	body_line(b, depth, "caught_%d:", id);
+	body_line(b, depth + 1, ";");
+	body_line(b, depth, "}");
+	free(label);
+}
+
+void translate_statement(struct body *b, struct node *n, int depth)
+{
+	char *x;
+
+	if (!n)
+		return;
+	switch (n->kind) {
+	case ND_BLOCK:
+		for (struct node *s = n->body; s; s = s->next)
+			translate_statement(b, s, depth);
+		return;
+	case ND_NULL_STMT:
+		return;
+	default:
+		break;
+	}
+	statement_prologue(b, n, depth);
+	switch (n->kind) {
+	case ND_EXPR_STMT:
+		x = translate_expr(b, n->lhs);
+		body_line(b, depth, "(void)%s;", x);
+		free(x);
+		check_error(b, depth);
+		break;
+	case ND_IF: {
+		int id = b->unique++;
+
+		x = translate_expr(b, n->cond);
+		body_line(b, depth, "{");
+		body_line(b, depth + 1, "s64 _cond%d = %s;", id, x);
+		free(x);
+		check_error(b, depth + 1);
+		body_line(b, depth + 1, "if (_cond%d) {", id);
+		translate_statement(b, n->then, depth + 2);
+		if (n->els) {
+			body_line(b, depth + 1, "} else {");
+			translate_statement(b, n->els, depth + 2);
+		}
+		body_line(b, depth + 1, "}");
+		body_line(b, depth, "}");
+		break;
+	}
+	case ND_FOR:
+		for_loop(b, n, depth);
+		break;
+	case ND_FOREACH:
+		foreach_loop(b, n, depth);
+		break;
+	case ND_BREAK:
+		body_line(b, depth, "break;");
+		break;
+	case ND_CONTINUE:
+		body_line(b, depth, "continue;");
+		break;
+	case ND_DELETE:
+		delete_statement(b, n, depth);
+		break;
+	case ND_TRY:
+		try_catch(b, n, depth);
+		break;
+	case ND_RETURN:
+		if (n->lhs) {
+			x = translate_expr(b, n->lhs);
+			if (b->function->return_type == TYPE_STRING)
+				body_line(b, depth, "stp_string_copy(l->__retvalue, %s);", x);
+			else
+				body_line(b, depth, "l->__retvalue = %s;", x);
+			free(x);
+			check_error(b, depth);
+		}
+		body_line(b, depth, "goto out;");
+		break;
+	case ND_NEXT:		/* in a function: the next overload takes the call */
+		if (b->function)
+			body_line(b, depth, "c->next_called = true;");
+		body_line(b, depth, "goto out;");
+		break;
+	default:
+		break;
+	}
+}
