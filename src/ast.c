@@ -1,7 +1,7 @@
 /*
  * ast.c - operations on the AST that several passes need: deep copies (each handler made
- * through a probe alias gets its own copy of the bodies, resolved on its own) and
- * walking every node.
+ * through a probe alias gets its own copy of the bodies, resolved on its own), walking
+ * every node, the names of its enums, and what a printf format asks for.
  */
 #include "stap.h"
 
@@ -97,4 +97,75 @@ void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *
 			walk_nodes(f, visit, arg);
 		walk_nodes(n->foreach->limit, visit, arg);
 	}
+}
+
+/* ---- names and formats ---- */
+
+const char *type_name(enum stap_type type)
+{
+	switch (type) {
+	case TYPE_LONG: return "long";
+	case TYPE_STRING: return "string";
+	case TYPE_STATS: return "stats";
+	default: return "unknown";
+	}
+}
+
+enum print_kind print_kind_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum print_kind kind;
+	} names[] = {
+		{ "print", PRINT_PRINT }, { "println", PRINT_PRINTLN },
+		{ "printd", PRINT_PRINTD }, { "printdln", PRINT_PRINTDLN },
+		{ "printf", PRINT_PRINTF }, { "sprint", PRINT_SPRINT },
+		{ "sprintln", PRINT_SPRINTLN }, { "sprintd", PRINT_SPRINTD },
+		{ "sprintdln", PRINT_SPRINTDLN }, { "sprintf", PRINT_SPRINTF },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0)
+			return names[i].kind;
+	return PRINT_NONE;
+}
+
+/*
+ * The values a printf format takes, and (up to MAX of them) their types; -1 if it is
+ * malformed.  A conversion: %[-+ #0]*[width|*][.precision|.*][l](d|i|o|u|x|X|p|c|b|s|m|M).
+ */
+int format_conversions(const char *format, enum stap_type *types, int max)
+{
+	int n = 0;
+
+	for (const char *p = format; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		for (int part = 0; part < 2; part++) {	/* width, then precision */
+			if (*p == '*') {
+				if (n < max)
+					types[n] = TYPE_LONG;
+				n++;
+				p++;
+			}
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (part == 0 && *p == '.')
+				p++;
+			else
+				break;
+		}
+		if (*p == 'l')
+			p++;
+		if (!*p || !strchr("diouxXpcbsmM", *p))
+			return -1;
+		if (n < max)
+			types[n] = *p == 's' ? TYPE_STRING : TYPE_LONG;
+		n++;
+	}
+	return n;
 }

@@ -182,43 +182,16 @@ static void become_number(struct node *n, int64_t value)
 	*n = (struct node){ .kind = ND_NUMBER, .tok = tok, .number = value, .next = next };
 }
 
-static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *out)
-{
-	uint64_t ua = a, ub = b;
-
-	switch (op[0]) {
-	case '+': *out = (int64_t)(ua + ub); return true;
-	case '-': *out = (int64_t)(ua - ub); return true;
-	case '*': *out = (int64_t)(ua * ub); return true;
-	case '/': if (b == 0) return false; *out = b == -1 ? (int64_t)(0 - ua) : a / b; return true;
-	case '%': if (b == 0) return false; *out = b == -1 ? 0 : a % b; return true;
-	case '&': *out = a & b; return true;
-	case '|': *out = a | b; return true;
-	case '^': *out = a ^ b; return true;
-	case '<': *out = b < 0 || b > 63 ? 0 : (int64_t)(ua << b); return true;
-	case '>': *out = b < 0 ? 0 : b > 63 ? (a < 0 ? -1 : 0) : a >> b; return true;
-	}
-	return false;
-}
-
-static bool fold_compare(const char *op, int64_t a, int64_t b)
-{
-	if (!strcmp(op, "==")) return a == b;
-	if (!strcmp(op, "!=")) return a != b;
-	if (!strcmp(op, "<")) return a < b;
-	if (!strcmp(op, "<=")) return a <= b;
-	if (!strcmp(op, ">")) return a > b;
-	return a >= b;
-}
-
 static void fold(struct optimizer *o, struct node *n)
 {
 	int64_t a, v;
 
 	switch (n->kind) {
 	case ND_BINARY:
-		if (n->lhs->kind == ND_NUMBER && n->rhs->kind == ND_NUMBER &&
-		    fold_binary(n->op, n->lhs->number, n->rhs->number, &v)) {
+	case ND_COMPARE:
+	case ND_UNARY:
+	case ND_LOGICAL:
+		if (constant_value(n, &v)) {
 			become_number(n, v);
 			o->changed = true;
 		}
@@ -231,19 +204,6 @@ static void fold(struct optimizer *o, struct node *n)
 			n->next = next;
 			n->string = xasprintf("%s%s", lhs->string, rhs->string);
 			n->raw = lhs->raw && rhs->raw ? xasprintf("%s%s", lhs->raw, rhs->raw) : NULL;
-			o->changed = true;
-		}
-		break;
-	case ND_COMPARE:
-		if (n->lhs->kind == ND_NUMBER && n->rhs->kind == ND_NUMBER) {
-			become_number(n, fold_compare(n->op, n->lhs->number, n->rhs->number));
-			o->changed = true;
-		}
-		break;
-	case ND_UNARY:
-	case ND_LOGICAL:
-		if (constant_value(n, &v)) {
-			become_number(n, v);
 			o->changed = true;
 		}
 		break;

@@ -476,46 +476,6 @@ static struct node *hist_op(struct parser *ps)
 }
 
 /*
- * The values a printf format takes, and (up to MAX of them) their types; -1 if it is
- * malformed.  A conversion: %[-+ #0]*[width|*][.precision|.*][l](d|i|o|u|x|X|p|c|b|s|m|M).
- */
-int format_conversions(const char *format, enum stap_type *types, int max)
-{
-	int n = 0;
-
-	for (const char *p = format; *p; p++) {
-		if (*p != '%')
-			continue;
-		if (*++p == '%')
-			continue;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		for (int part = 0; part < 2; part++) {	/* width, then precision */
-			if (*p == '*') {
-				if (n < max)
-					types[n] = TYPE_LONG;
-				n++;
-				p++;
-			}
-			while (*p >= '0' && *p <= '9')
-				p++;
-			if (part == 0 && *p == '.')
-				p++;
-			else
-				break;
-		}
-		if (*p == 'l')
-			p++;
-		if (!*p || !strchr("diouxXpcbsmM", *p))
-			return -1;
-		if (n < max)
-			types[n] = *p == 's' ? TYPE_STRING : TYPE_LONG;
-		n++;
-	}
-	return n;
-}
-
-/*
  * print_call = print_name "(" args ")"
  * printf and sprintf need a literal format; printd and friends a literal delimiter and at
  * least two values; print and sprint at least one value; println() prints a newline.
@@ -714,80 +674,49 @@ static struct node *unary(struct parser *ps)
 	return postfix(ps);
 }
 
-/* multiplicative = unary (("*" | "/" | "%") unary)* */
-static struct node *multiplicative(struct parser *ps)
-{
-	struct node *n = unary(ps);
-
-	while (peek(ps, "*") || peek(ps, "/") || peek(ps, "%")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_BINARY, op, n, unary(ps));
-	}
-	return n;
-}
-
-/* additive = multiplicative (("+" | "-") multiplicative)* */
-static struct node *additive(struct parser *ps)
-{
-	struct node *n = multiplicative(ps);
-
-	while (peek(ps, "+") || peek(ps, "-")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_BINARY, op, n, multiplicative(ps));
-	}
-	return n;
-}
-
-/* concatenation = additive ("." additive)* */
-static struct node *concatenation(struct parser *ps)
-{
-	struct node *n = additive(ps);
-
-	while (peek(ps, ".")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_CONCAT, op, n, additive(ps));
-	}
-	return n;
-}
-
-/* shift = concatenation (("<<" | ">>") concatenation)* */
-static struct node *shift(struct parser *ps)
-{
-	struct node *n = concatenation(ps);
-
-	while (peek(ps, "<<") || peek(ps, ">>")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_BINARY, op, n, concatenation(ps));
-	}
-	return n;
-}
-
 /*
- * comparison = shift (("<" | "<=" | ">" | ">=" | "==" | "!=") shift
- *                    | ("=~" | "!~") string)*
+ * The binary operators, loosest first; each level is left-associative over the next:
+ *   logical_or     = logical_and ("||" logical_and)*
+ *   logical_and    = bit_or ("&&" bit_or)*
+ *   bit_or         = bit_xor ("|" bit_xor)*
+ *   bit_xor        = bit_and ("^" bit_and)*
+ *   bit_and        = array_in ("&" array_in)*
+ *   array_in       = "[" index_list "]" "in" name | comparison ("in" name)?
+ *   comparison     = shift (("<" | "<=" | ">" | ">=" | "==" | "!=") shift
+ *                          | ("=~" | "!~") string)*
+ *   shift          = concatenation (("<<" | ">>") concatenation)*
+ *   concatenation  = additive ("." additive)*
+ *   additive       = multiplicative (("+" | "-") multiplicative)*
+ *   multiplicative = unary (("*" | "/" | "%") unary)*
+ * binary(ps, level) parses one level by climbing this table (as Lua's subexpr does).
  */
-static struct node *comparison(struct parser *ps)
+static const struct binary_level {
+	const char *ops[7];		/* NULL-ended */
+	enum node_kind kind;
+} binary_levels[] = {
+	{ { "||" }, ND_LOGICAL },
+	{ { "&&" }, ND_LOGICAL },
+	{ { "|" }, ND_BINARY },
+	{ { "^" }, ND_BINARY },
+	{ { "&" }, ND_BINARY },
+	{ { NULL }, ND_IN },		/* array_in: its own rule */
+	{ { "<", "<=", ">", ">=", "==", "!=" }, ND_COMPARE },	/* and =~ !~ */
+	{ { "<<", ">>" }, ND_BINARY },
+	{ { "." }, ND_CONCAT },
+	{ { "+", "-" }, ND_BINARY },
+	{ { "*", "/", "%" }, ND_BINARY },
+};
+
+#define BINARY_LEVELS ((int)(sizeof(binary_levels) / sizeof(binary_levels[0])))
+
+static struct node *binary(struct parser *ps, int level);
+
+static bool at_level_operator(struct parser *ps, const struct binary_level *lv)
 {
-	struct node *n = shift(ps);
-
-	for (;;) {
-		struct token *op = ps->tok;
-
-		if (peek(ps, "=~") || peek(ps, "!~")) {
-			next_token(ps);
-			n = new_binary(ps, ND_REGEX, op, n, string_literal(ps));
-		} else if (peek(ps, "<") || peek(ps, "<=") || peek(ps, ">") || peek(ps, ">=") ||
-			   peek(ps, "==") || peek(ps, "!=")) {
-			next_token(ps);
-			n = new_binary(ps, ND_COMPARE, op, n, shift(ps));
-		} else {
-			return n;
-		}
-	}
+	for (int i = 0; lv->ops[i]; i++)
+		if (peek(ps, lv->ops[i]))
+			return true;
+	return false;
 }
 
 /* array = name */
@@ -801,7 +730,7 @@ static struct node *array_name(struct parser *ps)
 }
 
 /* array_in = "[" index_list "]" "in" array | comparison ("in" array)? */
-static struct node *array_in(struct parser *ps)
+static struct node *array_in(struct parser *ps, int level)
 {
 	struct node *n;
 
@@ -812,7 +741,7 @@ static struct node *array_in(struct parser *ps)
 		n->lhs = array_name(ps);
 		return n;
 	}
-	n = comparison(ps);
+	n = binary(ps, level + 1);
 	if (peek(ps, "in")) {
 		struct node *in = new_node(ND_IN, next_token(ps));
 
@@ -825,75 +754,35 @@ static struct node *array_in(struct parser *ps)
 	return n;
 }
 
-/* bit_and = array_in ("&" array_in)* */
-static struct node *bit_and(struct parser *ps)
+static struct node *binary(struct parser *ps, int level)
 {
-	struct node *n = array_in(ps);
+	const struct binary_level *lv = &binary_levels[level];
+	struct node *n;
 
-	while (peek(ps, "&")) {
-		struct token *op = next_token(ps);
+	if (level == BINARY_LEVELS)
+		return unary(ps);
+	if (lv->kind == ND_IN)
+		return array_in(ps, level);
+	n = binary(ps, level + 1);
+	for (;;) {
+		struct token *op = ps->tok;
 
-		n = new_binary(ps, ND_BINARY, op, n, array_in(ps));
+		if (lv->kind == ND_COMPARE && (peek(ps, "=~") || peek(ps, "!~"))) {
+			next_token(ps);
+			n = new_binary(ps, ND_REGEX, op, n, string_literal(ps));
+		} else if (at_level_operator(ps, lv)) {
+			next_token(ps);
+			n = new_binary(ps, lv->kind, op, n, binary(ps, level + 1));
+		} else {
+			return n;
+		}
 	}
-	return n;
-}
-
-/* bit_xor = bit_and ("^" bit_and)* */
-static struct node *bit_xor(struct parser *ps)
-{
-	struct node *n = bit_and(ps);
-
-	while (peek(ps, "^")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_BINARY, op, n, bit_and(ps));
-	}
-	return n;
-}
-
-/* bit_or = bit_xor ("|" bit_xor)* */
-static struct node *bit_or(struct parser *ps)
-{
-	struct node *n = bit_xor(ps);
-
-	while (peek(ps, "|")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_BINARY, op, n, bit_xor(ps));
-	}
-	return n;
-}
-
-/* logical_and = bit_or ("&&" bit_or)* */
-static struct node *logical_and(struct parser *ps)
-{
-	struct node *n = bit_or(ps);
-
-	while (peek(ps, "&&")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_LOGICAL, op, n, bit_or(ps));
-	}
-	return n;
-}
-
-/* logical_or = logical_and ("||" logical_and)* */
-static struct node *logical_or(struct parser *ps)
-{
-	struct node *n = logical_and(ps);
-
-	while (peek(ps, "||")) {
-		struct token *op = next_token(ps);
-
-		n = new_binary(ps, ND_LOGICAL, op, n, logical_and(ps));
-	}
-	return n;
 }
 
 /* ternary = logical_or ("?" expr ":" ternary)? */
 static struct node *ternary(struct parser *ps)
 {
-	struct node *n = logical_or(ps);
+	struct node *n = binary(ps, 0);
 
 	if (peek(ps, "?")) {
 		struct node *t = new_node(ND_TERNARY, next_token(ps));
@@ -1515,25 +1404,6 @@ static void parse_declarations(struct parser *ps)
 	if (ps->errors >= MAX_PARSE_ERRORS)
 		fprintf(stderr, "Too many parse errors in %s; giving up on it.\n",
 			ps->file->source->name);
-}
-
-enum print_kind print_kind_of(const char *name)
-{
-	static const struct {
-		const char *name;
-		enum print_kind kind;
-	} names[] = {
-		{ "print", PRINT_PRINT }, { "println", PRINT_PRINTLN },
-		{ "printd", PRINT_PRINTD }, { "printdln", PRINT_PRINTDLN },
-		{ "printf", PRINT_PRINTF }, { "sprint", PRINT_SPRINT },
-		{ "sprintln", PRINT_SPRINTLN }, { "sprintd", PRINT_SPRINTD },
-		{ "sprintdln", PRINT_SPRINTDLN }, { "sprintf", PRINT_SPRINTF },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i].name) == 0)
-			return names[i].kind;
-	return PRINT_NONE;
 }
 
 struct stapfile *parse_file(struct preprocessor *pp, struct source_file *src, bool privileged,

@@ -303,31 +303,6 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 	el->defined_decided++;
 }
 
-/* The value of an expression of number literals, if it is one. */
-bool constant_value(struct node *n, int64_t *value)
-{
-	int64_t a, b;
-
-	switch (n->kind) {
-	case ND_NUMBER:
-		*value = n->number;
-		return true;
-	case ND_UNARY:
-		if (!constant_value(n->lhs, &a))
-			return false;
-		*value = n->op[0] == '!' ? !a : n->op[0] == '-' ? (int64_t)(0 - (uint64_t)a) :
-			 n->op[0] == '~' ? ~a : a;
-		return n->op[0] != '&';
-	case ND_LOGICAL:
-		if (!constant_value(n->lhs, &a) || !constant_value(n->rhs, &b))
-			return false;
-		*value = n->op[0] == '&' ? (a && b) : (a || b);
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
 static void keep_branch(struct node *n, struct node *branch)
 {

@@ -410,13 +410,14 @@ struct stapfile {
 };
 
 /* parse.c: pass 1 of one file (tokenize, preprocess, parse) */
-int format_conversions(const char *format, enum stap_type *types, int max);
 struct stapfile *parse_file(struct preprocessor *pp, struct source_file *file, bool privileged,
 			    bool script_args, int *errors);
 
-/* ast.c */
+/* ast.c (also type_name() and print_kind_of() above) */
 struct node *copy_node(struct node *n);
 void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *arg);
+/* The values a printf format takes and (up to MAX of them) their types; -1: malformed. */
+int format_conversions(const char *format, enum stap_type *types, int max);
 
 /* dump.c: -p1 and -p2 output */
 void dump_parse_tree(FILE *out, struct stapfile *file);

@@ -17,16 +17,6 @@ struct typing {
 	struct function *function;	/* NULL in a probe handler */
 };
 
-const char *type_name(enum stap_type type)
-{
-	switch (type) {
-	case TYPE_LONG: return "long";
-	case TYPE_STRING: return "string";
-	case TYPE_STATS: return "stats";
-	default: return "unknown";
-	}
-}
-
 /*
  * Learns that *SLOT is TYPE, seen at TOK.  INDEX is -1 for a value; for an array key or a
  * function parameter its number, which stap's messages name.
