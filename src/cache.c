@@ -177,23 +177,13 @@ out:
 	return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	if (remove(path) && errno != ENOENT)
-		diag_system_warning("cannot remove %s: %s", path, strerror(errno));
-	return 0;
-}
-
 /* --clean-cache: everything goes, modules and kernel API test results. */
 int cache_clean(bool verbose)
 {
 	char *dir = cache_dir();
 
 	if (is_dir(dir))
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(dir);
 	if (verbose)
 		fprintf(stderr, "Cleaned the cache folder %s\n", dir);
 	free(dir);

@@ -169,26 +169,30 @@ void diag_related(const char *kind, struct token *tok, struct token *related, co
 
 /* ---- the plain form ---- */
 
+/* "LABEL: MESSAGE" on a line */
+static void plain(const char *label, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", label);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void diag_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ERROR: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	plain("ERROR", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void diag_system_warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("WARNING: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	plain("WARNING", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 bool diag_warning(const char *fmt, ...)
@@ -197,11 +201,9 @@ bool diag_warning(const char *fmt, ...)
 
 	if (diag.suppress_warnings && !diag.warnings_as_errors)
 		return false;
-	fputs(diag.warnings_as_errors ? "ERROR: " : "WARNING: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	plain(diag.warnings_as_errors ? "ERROR" : "WARNING", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return diag.warnings_as_errors;
 }
 

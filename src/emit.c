@@ -2,6 +2,7 @@
  * emit.c - the module's C as it is written: the output, and C literals.
  */
 #include "emit.h"
+#include "family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,17 @@ void emit_table_registration(struct emitter *e, const char *family, const char *
 	     family, reg, table, table);
 	emit(e, "static void stp_unregister_%s(bool run_end_probes)\n{\n\t(void)run_end_probes;\n"
 		"\t%s(%s, ARRAY_SIZE(%s));\n}\n\n", family, unreg, table, table);
+}
+
+void emit_probe_table(struct emitter *e, struct program *prog,
+		      const struct probe_family *family, const struct probe_table *table)
+{
+	emit(e, "static %s %s[] = {\n", table->type, table->name);
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+		if (dp->family == family)
+			table->entry(e, dp);
+	emit(e, "};\n\n");
+	emit_table_registration(e, family->name, table->name, table->reg, table->unreg);
 }
 
 /* Where the next emitted line will be, for #line after embedded C. */

@@ -21,6 +21,21 @@ void emit_table_registration(struct emitter *e, const char *family, const char *
 			     const char *reg, const char *unreg);
 /* Embedded C, with #line so that compiler errors point into the script. */
 void emit_embedded_code(struct emitter *e, struct token *code);
+/*
+ * A family's table with one entry per probe, and its stp_register_FAMILY() and
+ * stp_unregister_FAMILY() through the runtime's REG and UNREG:
+ *   static TYPE NAME[] = { ENTRY(probe), ... };
+ * ENTRY writes one "\t{ ... },\n" line for a probe of the family.
+ */
+struct probe_table {
+	const char *type;		/* "struct stp_timer_probe" */
+	const char *name;		/* "stp_timer_probes" */
+	const char *reg, *unreg;	/* "stp_timers_register", "stp_timers_unregister" */
+	void (*entry)(struct emitter *e, struct derived_probe *dp);
+};
+struct probe_family;
+void emit_probe_table(struct emitter *e, struct program *prog,
+		      const struct probe_family *family, const struct probe_table *table);
 char *c_string(const char *s);		/* "quoted", escaped as a C literal */
 char *c_location(struct token *tok);	/* "identifier 'x' at <input>:1:5", as a C literal */
 

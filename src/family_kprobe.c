@@ -129,38 +129,39 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
+static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
+{
+	struct kprobe_probe *k = dp->data;
+	struct strbuf *sb = &e->out;	/* straight into the C file */
+	char *text;
+
+	sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
+	if (k->symbol) {
+		/* the kernel finds "module:name" while that module is loaded */
+		text = k->module ? xasprintf("%s:%s", k->module, k->symbol) : xstrdup(k->symbol);
+		sb_puts(sb, ".symbol = ");
+		sb_put_c_string(sb, text);
+		free(text);
+	} else {
+		sb_printf(sb, ".address = %#" PRIx64 "UL", k->address);
+	}
+	if (k->is_return)
+		sb_puts(sb, ", .is_return = true");
+	if (k->maxactive > 0)	/* the kernel's field is an int */
+		sb_printf(sb, ", .maxactive = %" PRId64,
+			  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
+	sb_puts(sb, " },\n");
+}
+
 /* The table runtime/kprobe.c registers, one entry per probe. */
 static void kprobe_emit(struct emitter *e, struct program *prog)
 {
-	emit(e, "static struct stp_kprobe_probe stp_kprobe_probes[] = {\n");
-	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		struct kprobe_probe *k = dp->data;
-		struct strbuf *sb = &e->out;	/* straight into the C file */
-		char *text;
+	static const struct probe_table table = {
+		"struct stp_kprobe_probe", "stp_kprobe_probes", "stp_kprobes_register",
+		"stp_kprobes_unregister", kprobe_entry,
+	};
 
-		if (dp->family != &kprobe_family)
-			continue;
-		sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
-		if (k->symbol) {
-			/* the kernel finds "module:name" while that module is loaded */
-			text = k->module ? xasprintf("%s:%s", k->module, k->symbol) :
-					   xstrdup(k->symbol);
-			sb_puts(sb, ".symbol = ");
-			sb_put_c_string(sb, text);
-			free(text);
-		} else {
-			sb_printf(sb, ".address = %#" PRIx64 "UL", k->address);
-		}
-		if (k->is_return)
-			sb_puts(sb, ", .is_return = true");
-		if (k->maxactive > 0)	/* the kernel's field is an int */
-			sb_printf(sb, ", .maxactive = %" PRId64,
-				  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
-		sb_puts(sb, " },\n");
-	}
-	emit(e, "};\n\n");
-	emit_table_registration(e, "kprobe", "stp_kprobe_probes", "stp_kprobes_register",
-				"stp_kprobes_unregister");
+	emit_probe_table(e, prog, &kprobe_family, &table);
 }
 
 /* A module's functions are found by exact name at run time: no wildcards there. */

@@ -134,24 +134,25 @@ static bool timer_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
+static void timer_entry(struct emitter *e, struct derived_probe *dp)
+{
+	struct timer_probe *t = dp->data;
+
+	emit(e, "\t{ .probe = &stp_probes[%d], .kind = %s, .interval = %" PRId64 "ULL, "
+		".randomize = %" PRId64 "ULL },\n", dp->index,
+	     t->profile ? "STP_TIMER_PROFILE" : t->jiffies ? "STP_TIMER_JIFFIES" : "STP_TIMER_HR",
+	     t->interval, t->randomize);
+}
+
 /* The table runtime/timer.c starts and cancels, one entry per timer probe. */
 static void timer_emit(struct emitter *e, struct program *prog)
 {
-	emit(e, "static struct stp_timer_probe stp_timer_probes[] = {\n");
-	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		struct timer_probe *t = dp->data;
+	static const struct probe_table table = {
+		"struct stp_timer_probe", "stp_timer_probes", "stp_timers_register",
+		"stp_timers_unregister", timer_entry,
+	};
 
-		if (dp->family != &timer_family)
-			continue;
-		emit(e, "\t{ .probe = &stp_probes[%d], .kind = %s, .interval = %" PRId64 "ULL, "
-			".randomize = %" PRId64 "ULL },\n", dp->index,
-		     t->profile ? "STP_TIMER_PROFILE" : t->jiffies ? "STP_TIMER_JIFFIES" :
-								  "STP_TIMER_HR",
-		     t->interval, t->randomize);
-	}
-	emit(e, "};\n\n");
-	emit_table_registration(e, "timer", "stp_timer_probes", "stp_timers_register",
-				"stp_timers_unregister");
+	emit_probe_table(e, prog, &timer_family, &table);
 }
 
 const struct probe_family timer_family = {

@@ -7,7 +7,6 @@
 #include "cache.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,14 +75,6 @@ static char *usage_since(struct pass_clock *pc, bool with_memory)
 	return s;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void remove_tmpdir(struct session *s);
 
 /* Ctrl-C during passes 1-4 still cleans up (pass 5 forwards signals to staprun). */
@@ -114,7 +105,7 @@ static void remove_tmpdir(struct session *s)
 	if (s->keep_tmpdir)
 		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
 	else
-		nftw(s->tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(s->tmpdir);
 }
 
 /* What the passes hand each other. */

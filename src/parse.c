@@ -340,22 +340,39 @@ static struct node *target(struct parser *ps)
 	return n;
 }
 
-/* cast = "@cast" "(" expr "," string ("," string)? ")" target_tail */
-static struct node *cast(struct parser *ps)
+/* ("," string)? ")" target_tail      the end of @cast and @var: a module, then ->... */
+static void module_and_tail(struct parser *ps, struct node *n)
 {
-	struct node *n = new_node(ND_CAST, next_token(ps));
-
-	expect(ps, "(");
-	enter(ps);
-	n->lhs = expr(ps);
-	leave(ps);
-	grow_height(ps, n, n->lhs);
-	expect(ps, ",");
-	n->type_name = string_literal(ps)->raw;
 	if (accept(ps, ","))
 		n->module = string_literal(ps)->raw;
 	expect(ps, ")");
 	target_tail(ps, n);
+}
+
+/*
+ * "@operator" "(" expr      the start of an @-operator taking an expression: its node of
+ * KIND with the operand.  The caller parses the rest, then leave()s.
+ */
+static struct node *at_operand(struct parser *ps, enum node_kind kind)
+{
+	struct node *n = new_node(kind, next_token(ps));
+
+	expect(ps, "(");
+	enter(ps);
+	n->lhs = expr(ps);
+	grow_height(ps, n, n->lhs);
+	return n;
+}
+
+/* cast = "@cast" "(" expr "," string ("," string)? ")" target_tail */
+static struct node *cast(struct parser *ps)
+{
+	struct node *n = at_operand(ps, ND_CAST);
+
+	leave(ps);
+	expect(ps, ",");
+	n->type_name = string_literal(ps)->raw;
+	module_and_tail(ps, n);
 	return n;
 }
 
@@ -366,24 +383,17 @@ static struct node *at_var(struct parser *ps)
 
 	expect(ps, "(");
 	n->string = string_literal(ps)->raw;
-	if (accept(ps, ","))
-		n->module = string_literal(ps)->raw;
-	expect(ps, ")");
-	target_tail(ps, n);
+	module_and_tail(ps, n);
 	return n;
 }
 
 /* "@defined" | "@entry" | "@probewrite" "(" expr ")" */
 static struct node *at_wrapper(struct parser *ps, enum node_kind kind)
 {
-	struct node *n = new_node(kind, next_token(ps));
+	struct node *n = at_operand(ps, kind);
 
-	expect(ps, "(");
-	enter(ps);
-	n->lhs = expr(ps);
 	leave(ps);
 	expect(ps, ")");
-	grow_height(ps, n, n->lhs);
 	if (kind == ND_PROBEWRITE && n->lhs->kind != ND_VAR && n->lhs->kind != ND_TARGET)
 		syntax_error(ps, n->lhs->tok, "expected a variable in @probewrite");
 	return n;
@@ -420,15 +430,11 @@ static bool is_stat_op(const char *name)
 /* stat = ("@count" | "@sum" | ... | "@variance") "(" expr ("," expr)? ")" */
 static struct node *stat_op(struct parser *ps)
 {
-	struct node *n = new_node(ND_STAT, next_token(ps));
+	struct node *n = at_operand(ps, ND_STAT);
 	bool variance = strcmp(n->tok->text, "@variance") == 0;
 	struct node **tail = &n->args;
 
 	n->string = n->tok->text;
-	expect(ps, "(");
-	enter(ps);
-	n->lhs = expr(ps);
-	grow_height(ps, n, n->lhs);
 	if (variance && accept(ps, ","))
 		add_arg(ps, n, &tail, expr(ps));
 	leave(ps);
@@ -442,15 +448,11 @@ static struct node *stat_op(struct parser *ps)
  */
 static struct node *hist_op(struct parser *ps)
 {
-	struct node *n = new_node(ND_HIST, next_token(ps));
+	struct node *n = at_operand(ps, ND_HIST);
 	int params = strcmp(n->tok->text, "@hist_linear") == 0 ? 3 : 0;
 	struct node **tail = &n->args;
 
 	n->string = n->tok->text;
-	expect(ps, "(");
-	enter(ps);
-	n->lhs = expr(ps);
-	grow_height(ps, n, n->lhs);
 	for (int i = 0; i < params; i++) {	/* start, stop, interval: literal numbers */
 		struct node *param;
 

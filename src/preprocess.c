@@ -34,18 +34,8 @@ struct expander {
 	bool overflowed;	/* MAX_EXPANDED_TOKENS reached: no more expansion */
 };
 
-static void pp_error(struct expander *ex, struct token *tok, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-static void pp_error(struct expander *ex, struct token *tok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	diag_vat("parse error", tok, NULL, fmt, ap);
-	va_end(ap);
-	ex->errors++;
-}
+/* A parse error at TOK, counted in the expansion. */
+#define pp_error(ex, tok, ...) (diag_at("parse error", (tok), __VA_ARGS__), (ex)->errors++)
 
 static bool is_eof(struct token *tok)
 {

@@ -128,6 +128,13 @@ static struct symbol *resolve_variable(struct elaborator *el, struct scope *sc, 
 	return sym ? sym : new_local(sc, n);
 }
 
+/* A variable that a foreach or catch assigns. */
+static void resolve_assigned(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	n->sym = resolve_variable(el, sc, n);
+	n->sym->written = true;
+}
+
 /*
  * An array or an element's array: a global, or a local already seen (whose arity then
  * conflicts, which types.c reports).  Parameters are scalars.
@@ -446,14 +453,10 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve_array_name(el, sc, fe->array, fe->nkeys);
 		resolve_list(el, sc, fe->filter);
 		resolve(el, sc, fe->limit);
-		for (struct node *k = fe->keys; k; k = k->next) {
-			k->sym = resolve_variable(el, sc, k);
-			k->sym->written = true;
-		}
-		if (fe->value) {
-			fe->value->sym = resolve_variable(el, sc, fe->value);
-			fe->value->sym->written = true;
-		}
+		for (struct node *k = fe->keys; k; k = k->next)
+			resolve_assigned(el, sc, k);
+		if (fe->value)
+			resolve_assigned(el, sc, fe->value);
 		resolve(el, sc, n->then);
 		return;
 	}
@@ -470,10 +473,8 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		return;
 	case ND_TRY:
 		resolve(el, sc, n->then);
-		if (n->catch_var) {
-			n->catch_var->sym = resolve_variable(el, sc, n->catch_var);
-			n->catch_var->sym->written = true;
-		}
+		if (n->catch_var)
+			resolve_assigned(el, sc, n->catch_var);
 		resolve(el, sc, n->els);
 		return;
 	case ND_TARGET:

@@ -59,6 +59,7 @@ bool starts_with(const char *s, const char *prefix);
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 bool is_dir(const char *path);
+void remove_tree(const char *path);
 bool is_file(const char *path);
 char *dir_of_executable(void);
 uint64_t hash64(const void *data, size_t len, uint64_t seed);

@@ -353,7 +353,7 @@ static void emit_frames(struct emitter *e, struct body *bodies, int nbodies)
 }
 
 /* stp_probes[]: every derived probe, its handler, its point and where it was written. */
-static void emit_probe_table(struct emitter *e, struct program *prog)
+static void emit_probes_array(struct emitter *e, struct program *prog)
 {
 	emit(e, "static const struct stp_probe stp_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
@@ -414,7 +414,7 @@ char *translate(struct session *s, struct program *prog)
 	emit(&e, "\n");
 	for (int i = 0; i < nbodies; i++)
 		emit_body(&e, &bodies[i]);
-	emit_probe_table(&e, prog);
+	emit_probes_array(&e, prog);
 	emit_family_tables(&e, prog);
 	emit_script_start_stop(&e, prog);
 

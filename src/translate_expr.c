@@ -100,28 +100,27 @@ static char *ordered_operands(struct body *b, struct node *n, char **left, char 
 	return prologue;
 }
 
-static char *binary(struct body *b, struct node *n)
+static char *arithmetic(struct node *n, const char *left, const char *right)
+{
+	return long_operation(n->op, left, right, n->tok);
+}
+
+static char *comparison(struct node *n, const char *left, const char *right)
+{
+	if (n->lhs->type == TYPE_STRING)
+		return xasprintf("(s64)(stp_string_compare(%s, %s) %s 0)", left, right, n->op);
+	return xasprintf("(s64)(%s %s %s)", left, n->op, right);
+}
+
+/* A binary operator's C, OPERATION of its operands (evaluated in order first if need be). */
+static char *binary(struct body *b, struct node *n,
+		    char *(*operation)(struct node *n, const char *left, const char *right))
 {
 	char *left, *right, *prologue = ordered_operands(b, n, &left, &right);
-	char *op = long_operation(n->op, left, right, n->tok);
+	char *op = operation(n, left, right);
 	char *s = *prologue ? xasprintf("({ %s%s; })", prologue, op) : xstrdup(op);
 
 	free(op);
-	free(prologue);
-	free(left);
-	free(right);
-	return s;
-}
-
-static char *compare(struct body *b, struct node *n)
-{
-	char *left, *right, *prologue = ordered_operands(b, n, &left, &right);
-	char *test = n->lhs->type == TYPE_STRING ?
-		xasprintf("(s64)(stp_string_compare(%s, %s) %s 0)", left, right, n->op) :
-		xasprintf("(s64)(%s %s %s)", left, n->op, right);
-	char *s = *prologue ? xasprintf("({ %s%s; })", prologue, test) : xstrdup(test);
-
-	free(test);
 	free(prologue);
 	free(left);
 	free(right);
@@ -609,11 +608,11 @@ char *translate_expr(struct body *b, struct node *n)
 	case ND_EMBEDDED_EXPR:
 		return embedded_expression(b, n);
 	case ND_BINARY:
-		return binary(b, n);
+		return binary(b, n, arithmetic);
 	case ND_CONCAT:
 		return concat(b, n);
 	case ND_COMPARE:
-		return compare(b, n);
+		return binary(b, n, comparison);
 	case ND_LOGICAL:
 		x = translate_expr(b, n->lhs);
 		y = translate_expr(b, n->rhs);

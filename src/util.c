@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -203,6 +204,22 @@ int write_file(const char *path, const char *data, size_t len)
 		len -= n;
 	}
 	return close(fd);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT)
+		diag_system_warning("cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* rm -rf PATH, saying what could not be removed. */
+void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 bool is_dir(const char *path)
