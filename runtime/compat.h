@@ -91,6 +91,38 @@
 #define stp_pde_data(inode) PDE_DATA(inode)
 #endif
 
+/* ---- associative arrays (map.c) ---- */
+#include <linux/list_sort.h>
+
+/*
+ * list_sort() with a compare function of const list_heads, the 6.1 form (5.13+).  Before,
+ * it took mutable ones: a compare function of that form calls ours, through PRIV.
+ */
+#ifdef STP_HAVE_LIST_SORT_CONST
+#define stp_list_sort(priv, head, cmp) list_sort(priv, head, cmp)
+#else
+struct stp_list_sort_call {
+	void *priv;
+	int (*cmp)(void *priv, const struct list_head *a, const struct list_head *b);
+};
+
+static int stp_list_sort_cmp(void *priv, struct list_head *a, struct list_head *b)
+{
+	struct stp_list_sort_call *call = priv;
+
+	return call->cmp(call->priv, a, b);
+}
+
+static inline void stp_list_sort(void *priv, struct list_head *head,
+				 int (*cmp)(void *priv, const struct list_head *a,
+					    const struct list_head *b))
+{
+	struct stp_list_sort_call call = { .priv = priv, .cmp = cmp };
+
+	list_sort(&call, head, stp_list_sort_cmp);
+}
+#endif
+
 /* ---- fault-safe memory reads (memory.c) and clocks (tapset); the 6.1 forms ---- */
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>

@@ -80,7 +80,8 @@ static __maybe_unused void stp_pstat_clear(struct stp_pstat *p);
  * reports "MAXMAPENTRIES exceeded") unless it wraps, when the oldest entry makes room.
  * Keys are up to STP_MAX_KEYS longs or strings (strings copied, MAXSTRINGLEN bounded).
  * Iteration follows the map's order, which stp_map_sort() changes; pass 2 forbids changing
- * an array inside its own foreach.  The caller holds the global's lock throughout.
+ * an array inside its own foreach.  The caller holds the global's lock throughout: for
+ * reading to read, for writing to change (map.c says which each function needs).
  */
 enum stp_value_type { STP_TYPE_LONG = 1, STP_TYPE_STRING = 2, STP_TYPE_STATS = 3 };
 union stp_key {
@@ -135,6 +136,17 @@ static __maybe_unused const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p,
 							     const union stp_key *keys);
 static __maybe_unused void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys);
 static __maybe_unused void stp_pmap_clear(struct stp_pmap *p);
+/* Keys with wildcards (a[*, 1]): MASK has bit i set when key i is given. */
+static __maybe_unused bool stp_keys_match(const struct stp_map_desc *d,
+					  const struct stp_map_entry *e,
+					  const union stp_key *keys, unsigned int mask);
+static __maybe_unused bool stp_map_exists_matching(struct stp_map *m,
+						   const struct stp_map_desc *d,
+						   const union stp_key *keys, unsigned int mask);
+/* M is an array's map, or with P an array of statistics' aggregate (each CPU's goes too). */
+static __maybe_unused void stp_delete_matching(struct stp_map *m, struct stp_pmap *p,
+					       const struct stp_map_desc *d,
+					       const union stp_key *keys, unsigned int mask);
 #endif
 
 #endif

@@ -314,108 +314,123 @@ static int stp_fmt_count(const char **p, const union stp_format_arg *args, int n
 	return v;
 }
 
+/* Flags, width, precision and length modifiers after a '%': where the conversion is. */
+static const char *stp_fmt_parse_spec(const char *p, struct stp_fmt_spec *sp,
+				      const union stp_format_arg *args, int nargs, int *ai)
+{
+	for (;; p++) {
+		if (*p == '-')
+			sp->flags |= STP_FMT_LEFT;
+		else if (*p == '+')
+			sp->flags |= STP_FMT_PLUS;
+		else if (*p == ' ')
+			sp->flags |= STP_FMT_SPACE;
+		else if (*p == '#')
+			sp->flags |= STP_FMT_ALT;
+		else if (*p == '0')
+			sp->flags |= STP_FMT_ZERO;
+		else
+			break;
+	}
+	if ((*p >= '1' && *p <= '9') || *p == '*') {
+		sp->width = stp_fmt_count(&p, args, nargs, ai);
+		if (sp->width < 0) {
+			sp->flags |= STP_FMT_LEFT;
+			sp->width = -sp->width;
+		}
+	}
+	if (*p == '.') {
+		p++;
+		sp->prec = stp_fmt_count(&p, args, nargs, ai);
+		if (sp->prec < 0)
+			sp->prec = -1;
+	}
+	while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' ||
+	       *p == 't')
+		p++;
+	return p;
+}
+
+/* One conversion, taking its argument; false for a character that is not one. */
+static bool stp_fmt_convert(struct stp_fmt_sink *k, char conv, struct stp_fmt_spec sp,
+			    const union stp_format_arg *args, int nargs, int *ai)
+{
+	const char *s;
+	s64 v;
+
+	switch (conv) {
+	case 'd':
+	case 'i':
+		v = stp_fmt_arg_long(args, nargs, ai);
+		stp_fmt_number(k, sp, v < 0 ? 0 - (u64)v : (u64)v, v < 0, true, 10, false, false);
+		break;
+	case 'u':
+		v = stp_fmt_arg_long(args, nargs, ai);
+		stp_fmt_number(k, sp, (u64)v, false, false, 10, false, false);
+		break;
+	case 'o':
+		v = stp_fmt_arg_long(args, nargs, ai);
+		stp_fmt_number(k, sp, (u64)v, false, false, 8, false, false);
+		break;
+	case 'x':
+	case 'X':
+		v = stp_fmt_arg_long(args, nargs, ai);
+		stp_fmt_number(k, sp, (u64)v, false, false, 16, conv == 'X', false);
+		break;
+	case 'p':
+		v = stp_fmt_arg_long(args, nargs, ai);
+		if (sp.width < 0)
+			sp.width = 2 + 2 * sizeof(void *);
+		sp.flags |= STP_FMT_ZERO;
+		stp_fmt_number(k, sp, (u64)v, false, false, 16, false, true);
+		break;
+	case 'c':
+		stp_fmt_char(k, &sp, stp_fmt_arg_long(args, nargs, ai));
+		break;
+	case 's':
+		s = stp_fmt_arg_str(args, nargs, ai);
+		stp_fmt_field(k, &sp, s, sp.prec >= 0 ? strnlen(s, sp.prec) : strlen(s));
+		break;
+	case 'b':
+		stp_fmt_binary(k, &sp, stp_fmt_arg_long(args, nargs, ai));
+		break;
+	case 'm':
+	case 'M':
+		stp_fmt_memory(k, &sp, stp_fmt_arg_long(args, nargs, ai), conv == 'M');
+		break;
+	case '%':
+		stp_fmt_put(k, "%", 1);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 static void stp_fmt_run(struct stp_fmt_sink *k, const char *fmt,
 			const union stp_format_arg *args, int nargs)
 {
-	const char *p = fmt;
+	const char *p = fmt, *start, *lit;
 	int ai = 0;
 
 	while (*p && !stp_fmt_full(k)) {
 		struct stp_fmt_spec sp = { 0, -1, -1 };
-		const char *start, *lit = p;
-		s64 v;
 
+		lit = p;
 		while (*p && *p != '%')
 			p++;
 		stp_fmt_put(k, lit, p - lit);
 		if (!*p)
 			break;
-		start = p++;
-		for (;; p++) {
-			if (*p == '-')
-				sp.flags |= STP_FMT_LEFT;
-			else if (*p == '+')
-				sp.flags |= STP_FMT_PLUS;
-			else if (*p == ' ')
-				sp.flags |= STP_FMT_SPACE;
-			else if (*p == '#')
-				sp.flags |= STP_FMT_ALT;
-			else if (*p == '0')
-				sp.flags |= STP_FMT_ZERO;
-			else
-				break;
-		}
-		if ((*p >= '1' && *p <= '9') || *p == '*') {
-			sp.width = stp_fmt_count(&p, args, nargs, &ai);
-			if (sp.width < 0) {
-				sp.flags |= STP_FMT_LEFT;
-				sp.width = -sp.width;
-			}
-		}
-		if (*p == '.') {
-			p++;
-			sp.prec = stp_fmt_count(&p, args, nargs, &ai);
-			if (sp.prec < 0)
-				sp.prec = -1;
-		}
-		while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'q' || *p == 'j' ||
-		       *p == 'z' || *p == 't')
-			p++;
-
-		switch (*p) {
-		case 'd':
-		case 'i':
-			v = stp_fmt_arg_long(args, nargs, &ai);
-			stp_fmt_number(k, sp, v < 0 ? 0 - (u64)v : (u64)v, v < 0, true, 10,
-				       false, false);
-			break;
-		case 'u':
-			v = stp_fmt_arg_long(args, nargs, &ai);
-			stp_fmt_number(k, sp, (u64)v, false, false, 10, false, false);
-			break;
-		case 'o':
-			v = stp_fmt_arg_long(args, nargs, &ai);
-			stp_fmt_number(k, sp, (u64)v, false, false, 8, false, false);
-			break;
-		case 'x':
-		case 'X':
-			v = stp_fmt_arg_long(args, nargs, &ai);
-			stp_fmt_number(k, sp, (u64)v, false, false, 16, *p == 'X', false);
-			break;
-		case 'p':
-			v = stp_fmt_arg_long(args, nargs, &ai);
-			if (sp.width < 0)
-				sp.width = 2 + 2 * sizeof(void *);
-			sp.flags |= STP_FMT_ZERO;
-			stp_fmt_number(k, sp, (u64)v, false, false, 16, false, true);
-			break;
-		case 'c':
-			stp_fmt_char(k, &sp, stp_fmt_arg_long(args, nargs, &ai));
-			break;
-		case 's': {
-			const char *s = stp_fmt_arg_str(args, nargs, &ai);
-
-			stp_fmt_field(k, &sp, s, sp.prec >= 0 ? strnlen(s, sp.prec) : strlen(s));
-			break;
-		}
-		case 'b':
-			stp_fmt_binary(k, &sp, stp_fmt_arg_long(args, nargs, &ai));
-			break;
-		case 'm':
-		case 'M':
-			stp_fmt_memory(k, &sp, stp_fmt_arg_long(args, nargs, &ai), *p == 'M');
-			break;
-		case '%':
-			stp_fmt_put(k, "%", 1);
-			break;
-		case '\0':
+		start = p;
+		p = stp_fmt_parse_spec(p + 1, &sp, args, nargs, &ai);
+		if (!*p) {
 			/* a lone '%' (with its flags) at the end: written as it stands */
 			stp_fmt_put(k, start, p - start);
 			return;
-		default:
-			stp_fmt_put(k, start, p + 1 - start);
-			break;
 		}
+		if (!stp_fmt_convert(k, *p, sp, args, nargs, &ai))
+			stp_fmt_put(k, start, p + 1 - start);	/* not a conversion: as it stands */
 		p++;
 	}
 }

@@ -71,21 +71,25 @@ static const struct kernel_param_ops stp_param_ops_s64 __maybe_unused = {
 
 /* ---- soft errors of arrays and statistics ---- */
 
-static __maybe_unused void stp_array_overflow(struct context *c, const struct stp_map_desc *d)
+static void stp_map_overflow(struct context *c, const char *what, const struct stp_map_desc *d)
 {
 	if (d->max_entries != MAXMAPENTRIES)
-		stp_soft_error(c, "Array overflow, check size limit (%u)", d->max_entries);
+		stp_soft_error(c, "%s overflow, check size limit (%u)", what, d->max_entries);
 	else
-		stp_soft_error(c, "Array overflow, check MAXMAPENTRIES");
+		stp_soft_error(c, "%s overflow, check MAXMAPENTRIES", what);
 }
 
+/* a[k] = v on a full array. */
+static __maybe_unused void stp_array_overflow(struct context *c, const struct stp_map_desc *d)
+{
+	stp_map_overflow(c, "Array", d);
+}
+
+/* a[k] <<< v on a full array of statistics (this CPU's map is full). */
 static __maybe_unused void stp_aggregation_overflow(struct context *c,
 						     const struct stp_map_desc *d)
 {
-	if (d->max_entries != MAXMAPENTRIES)
-		stp_soft_error(c, "Aggregation overflow, check size limit (%u)", d->max_entries);
-	else
-		stp_soft_error(c, "Aggregation overflow, check MAXMAPENTRIES");
+	stp_map_overflow(c, "Aggregation", d);
 }
 
 /* @count(a[k]) and friends where ST may be NULL: an element that was never added to. */
@@ -98,68 +102,4 @@ static __maybe_unused s64 stp_stat_value(struct context *c, const struct stp_sta
 		return 0;
 	stp_soft_error(c, "empty aggregate");
 	return 0;
-}
-
-/* ---- keys with wildcards: a[*, 1] in delete, in and foreach ---- */
-
-/* Whether E's keys equal KEYS at the positions in MASK (bit i: key i is given). */
-static __maybe_unused bool stp_keys_match(const struct stp_map_desc *d,
-					  const struct stp_map_entry *e,
-					  const union stp_key *keys, unsigned int mask)
-{
-	int i;
-
-	for (i = 0; i < d->nkeys; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		if (d->key_types[i] == STP_TYPE_STRING) {
-			if (strncmp(stp_entry_key_string(e, i), keys[i].s, MAXSTRINGLEN - 1))
-				return false;
-		} else if (stp_entry_key_long(e, i) != keys[i].l) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static __maybe_unused bool stp_map_exists_matching(struct stp_map *m,
-						   const struct stp_map_desc *d,
-						   const union stp_key *keys, unsigned int mask)
-{
-	struct stp_map_entry *e;
-
-	for (e = stp_map_first(m); e; e = stp_map_next(m, e))
-		if (stp_keys_match(d, e, keys, mask))
-			return true;
-	return false;
-}
-
-/*
- * Deletes the entries of M that match.  For an array of statistics M is P's aggregate and
- * each entry goes from every CPU's map too.  The next entry is found before the current
- * one goes.
- */
-static __maybe_unused void stp_delete_matching(struct stp_map *m, struct stp_pmap *p,
-					       const struct stp_map_desc *d,
-					       const union stp_key *keys, unsigned int mask)
-{
-	struct stp_map_entry *e = stp_map_first(m), *next;
-	union stp_key found[STP_MAX_KEYS];
-	int i;
-
-	for (; e; e = next) {
-		next = stp_map_next(m, e);
-		if (!stp_keys_match(d, e, keys, mask))
-			continue;
-		for (i = 0; i < d->nkeys; i++) {
-			if (d->key_types[i] == STP_TYPE_STRING)
-				found[i].s = stp_entry_key_string(e, i);
-			else
-				found[i].l = stp_entry_key_long(e, i);
-		}
-		if (p)
-			stp_pmap_delete(p, found);	/* the aggregate's entry last */
-		else
-			stp_map_delete(m, found);
-	}
 }

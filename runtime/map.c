@@ -6,16 +6,29 @@
  * hash table (power-of-two buckets, at least as many as entries) finds them by key.  Used
  * entries are on two lists: the iteration order, which stp_map_sort() rearranges, and
  * the insertion age, which picks the entry a wrapping array (a%[N]) gives up when full.
- * Nothing here allocates, sleeps or loops more than the map's size after load.
+ * After load nothing here allocates or sleeps, and no loop runs longer than the map's
+ * size (sorting: n log n comparisons).
  *
  * An entry's data holds its keys then its value, each 8-byte aligned: a long key or value
  * takes 8 bytes, a string MAXSTRINGLEN, a statistic stp_stat_size(desc->stat).
+ *
+ * Locking: a map is one script global's, and the global's rwlock (globals.c) is taken by
+ * the handler before it runs, for reading or for writing as pass 3 decided.  A map does
+ * not know that lock (pass 3 keeps it beside the map), so the rule is stated on each
+ * function here instead of asserted:
+ *   - reading a map (find, first/next, size, reading an entry) needs the lock for reading;
+ *   - changing it (insert, delete, clear, sort, writing an entry) needs it for writing;
+ *   - an array of statistics adds to this CPU's own map under the read lock (one handler
+ *     runs per CPU at a time, preemption off); reading it needs the write lock, since
+ *     that merges every CPU into the pmap's aggregate;
+ *   - alloc and free run at load and unload, when no handler runs, without the lock.
+ * Everything but alloc and free may run in any context a handler runs in (IRQs off,
+ * from a kprobe).
  */
-
 struct stp_map_entry {
-	struct stp_map_entry *hnext;		/* hash chain, or the free list */
-	struct stp_map_entry *prev, *next;	/* iteration order */
-	struct stp_map_entry *older, *newer;	/* insertion age */
+	struct hlist_node hash_node;		/* in the bucket of its hash */
+	struct list_head list;			/* iteration order, or the free list */
+	struct list_head age;			/* insertion age, oldest first */
 	const struct stp_map *map;
 	u32 hash;
 	u64 data[];
@@ -28,10 +41,10 @@ struct stp_map {
 	size_t entry_size;
 	u32 key_off[STP_MAX_KEYS];		/* byte offsets into data */
 	u32 value_off;
-	struct stp_map_entry **table;
-	struct stp_map_entry *free;
-	struct stp_map_entry *head, *tail;	/* iteration order */
-	struct stp_map_entry *oldest, *newest;
+	struct hlist_head *table;
+	struct list_head entries;		/* used entries, in iteration order */
+	struct list_head by_age;		/* used entries, oldest first */
+	struct list_head free;			/* unused entries */
 	char *pool;
 };
 
@@ -85,24 +98,12 @@ static u32 stp_map_hash(const struct stp_map_desc *d, const union stp_key *keys)
 	return (u32)(h ^ (h >> 32));
 }
 
-static bool stp_entry_matches(const struct stp_map *m, const struct stp_map_entry *e,
-			      const union stp_key *keys)
-{
-	const struct stp_map_desc *d = m->desc;
-	const char *p = stp_entry_data(e);
-	int i;
-
-	for (i = 0; i < d->nkeys; i++) {
-		if (d->key_types[i] == STP_TYPE_STRING) {
-			if (strncmp(p + m->key_off[i], stp_key_str(&keys[i]), MAXSTRINGLEN - 1))
-				return false;
-		} else if (*(const s64 *)(p + m->key_off[i]) != keys[i].l) {
-			return false;
-		}
-	}
-	return true;
-}
-
+/**
+ * stp_map_free() - Free a map and all its entries.
+ * @m: the map, or NULL
+ *
+ * Context: Process context, at unload (no handler runs); no lock.
+ */
 static void stp_map_free(struct stp_map *m)
 {
 	if (!m)
@@ -112,10 +113,18 @@ static void stp_map_free(struct stp_map *m)
 	kvfree(m);
 }
 
+/**
+ * stp_map_alloc() - Allocate a map and every entry it can hold.
+ * @d: what pass 3 says of the array; must outlive the map
+ *
+ * Context: Process context, at load (no handler runs); may sleep.  No lock.
+ * Return: the empty map, or NULL when @d is invalid or memory is short.
+ */
 static struct stp_map *stp_map_alloc(const struct stp_map_desc *d)
 {
+	struct stp_map_entry *e;
 	struct stp_map *m;
-	size_t off = 0, esize;
+	size_t off = 0;
 	u32 nb = 1, i;
 
 	if (!d || d->nkeys < 1 || d->nkeys > STP_MAX_KEYS || d->max_entries < 1 ||
@@ -131,105 +140,126 @@ static struct stp_map *stp_map_alloc(const struct stp_map_desc *d)
 	}
 	m->value_off = off;
 	off += stp_map_slot_size(d->value_type, d);
-	esize = ALIGN(sizeof(struct stp_map_entry) + off, 8);
-	m->entry_size = esize;
+	m->entry_size = ALIGN(sizeof(struct stp_map_entry) + off, 8);
 	while (nb < d->max_entries && nb < (1U << 30))
 		nb <<= 1;
 	m->hmask = nb - 1;
-	m->table = kvzalloc(sizeof(*m->table) * (size_t)nb, GFP_KERNEL);
-	if (esize <= SIZE_MAX / d->max_entries)
-		m->pool = kvzalloc(esize * d->max_entries, GFP_KERNEL);
-	if (!m->table || !m->pool) {
-		stp_map_free(m);
-		return NULL;
-	}
-	for (i = d->max_entries; i-- > 0;) {
-		struct stp_map_entry *e = (struct stp_map_entry *)(m->pool + esize * i);
-
+	m->table = kvcalloc(nb, sizeof(*m->table), GFP_KERNEL);	/* zeroed: empty buckets */
+	if (!m->table)
+		goto err_free_map;
+	m->pool = kvcalloc(d->max_entries, m->entry_size, GFP_KERNEL);
+	if (!m->pool)
+		goto err_free_table;
+	INIT_LIST_HEAD(&m->entries);
+	INIT_LIST_HEAD(&m->by_age);
+	INIT_LIST_HEAD(&m->free);
+	for (i = 0; i < d->max_entries; i++) {
+		e = (struct stp_map_entry *)(m->pool + m->entry_size * i);
 		e->map = m;
-		e->hnext = m->free;
-		m->free = e;
+		list_add_tail(&e->list, &m->free);
 	}
 	return m;
-}
 
-/* The entry with KEYS, and the link that points to it in its hash chain. */
-static struct stp_map_entry *stp_map_lookup(struct stp_map *m, const union stp_key *keys,
-					    u32 hash, struct stp_map_entry ***linkp)
-{
-	struct stp_map_entry **link = &m->table[hash & m->hmask];
-	struct stp_map_entry *e;
-
-	/* a chain never holds more than the map's entries */
-	for (e = *link; e; link = &e->hnext, e = e->hnext) {
-		if (e->hash == hash && stp_entry_matches(m, e, keys)) {
-			if (linkp)
-				*linkp = link;
-			return e;
-		}
-	}
+err_free_table:
+	kvfree(m->table);
+err_free_map:
+	kvfree(m);
 	return NULL;
 }
 
+/**
+ * stp_keys_match() - Whether an entry's keys equal some of the given ones.
+ * @d: the entry's map's description
+ * @e: the entry
+ * @keys: @d->nkeys keys; those not in @mask are not looked at
+ * @mask: bit i set: key i is compared (a[*, 1] gives 0x2)
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: true when every key in @mask matches.
+ */
+static bool stp_keys_match(const struct stp_map_desc *d, const struct stp_map_entry *e,
+			   const union stp_key *keys, unsigned int mask)
+{
+	int i;
+
+	for (i = 0; i < d->nkeys; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (d->key_types[i] == STP_TYPE_STRING) {
+			if (strncmp(stp_entry_key_string(e, i), stp_key_str(&keys[i]),
+				    MAXSTRINGLEN - 1))
+				return false;
+		} else if (stp_entry_key_long(e, i) != keys[i].l) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#define STP_KEYS_ALL (~0u)
+
+static struct stp_map_entry *stp_map_lookup(struct stp_map *m, const union stp_key *keys,
+					    u32 hash)
+{
+	struct stp_map_entry *e;
+
+	/* a chain never holds more than the map's entries */
+	hlist_for_each_entry(e, &m->table[hash & m->hmask], hash_node)
+		if (e->hash == hash && stp_keys_match(m->desc, e, keys, STP_KEYS_ALL))
+			return e;
+	return NULL;
+}
+
+/**
+ * stp_map_find() - Find the entry of a key tuple.
+ * @m: the map
+ * @keys: its desc->nkeys keys
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: the entry, or NULL when the map has no such key.
+ */
 static struct stp_map_entry *stp_map_find(struct stp_map *m, const union stp_key *keys)
 {
-	return stp_map_lookup(m, keys, stp_map_hash(m->desc, keys), NULL);
+	return stp_map_lookup(m, keys, stp_map_hash(m->desc, keys));
 }
 
 /* Takes E off the hash table and both lists, back to the free list. */
-static void stp_map_unlink(struct stp_map *m, struct stp_map_entry *e,
-			   struct stp_map_entry **link)
+static void stp_map_unlink(struct stp_map *m, struct stp_map_entry *e)
 {
-	*link = e->hnext;
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		m->head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		m->tail = e->prev;
-	if (e->older)
-		e->older->newer = e->newer;
-	else
-		m->oldest = e->newer;
-	if (e->newer)
-		e->newer->older = e->older;
-	else
-		m->newest = e->older;
-	e->hnext = m->free;
-	m->free = e;
+	hlist_del(&e->hash_node);
+	list_del(&e->age);
+	list_move(&e->list, &m->free);
 	m->size--;
 }
 
-static void stp_map_evict_oldest(struct stp_map *m)
-{
-	struct stp_map_entry *e = m->oldest;
-	struct stp_map_entry **link = &m->table[e->hash & m->hmask];
-
-	while (*link != e)
-		link = &(*link)->hnext;
-	stp_map_unlink(m, e, link);
-}
-
+/**
+ * stp_map_insert() - Find the entry of a key tuple, or add one.
+ * @m: the map
+ * @keys: its desc->nkeys keys (strings are copied, MAXSTRINGLEN - 1 bytes at most)
+ *
+ * A new entry goes last in the iteration order, with its value zeroed.  When the map is
+ * full, a wrapping one (a%[N]) first gives up its oldest entry; others refuse.
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ * Return: the entry, or NULL when the map is full and does not wrap.
+ */
 static struct stp_map_entry *stp_map_insert(struct stp_map *m, const union stp_key *keys)
 {
 	const struct stp_map_desc *d = m->desc;
 	u32 hash = stp_map_hash(d, keys);
-	struct stp_map_entry *e = stp_map_lookup(m, keys, hash, NULL);
+	struct stp_map_entry *e = stp_map_lookup(m, keys, hash);
 	char *p;
 	size_t n;
 	int i;
 
 	if (e)
 		return e;
-	if (!m->free) {
-		if (!d->wrap || !m->oldest)
+	if (list_empty(&m->free)) {
+		if (!d->wrap)
 			return NULL;
-		stp_map_evict_oldest(m);
+		stp_map_unlink(m, list_first_entry(&m->by_age, struct stp_map_entry, age));
 	}
-	e = m->free;
-	m->free = e->hnext;
+	e = list_first_entry(&m->free, struct stp_map_entry, list);
 	p = stp_entry_data(e);
 	for (i = 0; i < d->nkeys; i++) {
 		if (d->key_types[i] == STP_TYPE_STRING) {
@@ -243,49 +273,52 @@ static struct stp_map_entry *stp_map_insert(struct stp_map *m, const union stp_k
 	}
 	memset(p + m->value_off, 0, m->entry_size - sizeof(*e) - m->value_off);
 	e->hash = hash;
-	e->hnext = m->table[hash & m->hmask];
-	m->table[hash & m->hmask] = e;
-	e->next = NULL;
-	e->prev = m->tail;
-	if (m->tail)
-		m->tail->next = e;
-	else
-		m->head = e;
-	m->tail = e;
-	e->newer = NULL;
-	e->older = m->newest;
-	if (m->newest)
-		m->newest->newer = e;
-	else
-		m->oldest = e;
-	m->newest = e;
+	hlist_add_head(&e->hash_node, &m->table[hash & m->hmask]);
+	list_move_tail(&e->list, &m->entries);
+	list_add_tail(&e->age, &m->by_age);
 	m->size++;
 	return e;
 }
 
+/**
+ * stp_map_delete() - Delete the entry of a key tuple, if there is one.
+ * @m: the map
+ * @keys: its desc->nkeys keys
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
 static void stp_map_delete(struct stp_map *m, const union stp_key *keys)
 {
-	struct stp_map_entry **link;
-	struct stp_map_entry *e = stp_map_lookup(m, keys, stp_map_hash(m->desc, keys), &link);
+	struct stp_map_entry *e = stp_map_find(m, keys);
 
 	if (e)
-		stp_map_unlink(m, e, link);
+		stp_map_unlink(m, e);
 }
 
+/**
+ * stp_map_clear() - Delete every entry.
+ * @m: the map
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
 static void stp_map_clear(struct stp_map *m)
 {
-	struct stp_map_entry *e, *next;
+	struct stp_map_entry *e;
 
-	for (e = m->head; e; e = next) {
-		next = e->next;
-		m->table[e->hash & m->hmask] = NULL;
-		e->hnext = m->free;
-		m->free = e;
-	}
-	m->head = m->tail = m->oldest = m->newest = NULL;
+	list_for_each_entry(e, &m->entries, list)
+		hlist_del(&e->hash_node);
+	list_splice_init(&m->entries, &m->free);
+	INIT_LIST_HEAD(&m->by_age);
 	m->size = 0;
 }
 
+/**
+ * stp_map_size() - The number of entries.
+ * @m: the map
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: how many entries @m holds.
+ */
 static u32 stp_map_size(const struct stp_map *m)
 {
 	return m->size;
@@ -317,92 +350,130 @@ static int stp_map_compare(const struct stp_map *m, const struct stp_map_entry *
 	}
 }
 
-/*
- * A bottom-up merge sort of the iteration list: runs of 1, 2, 4, ... merged pairwise,
- * taking from the left run on ties so equal entries keep their order.
+/* What stp_map_sort() sorts by, for its list_sort() comparison. */
+struct stp_map_order {
+	const struct stp_map *map;
+	int by;
+	int direction;
+	enum stp_aggregate agg;
+};
+
+/* > 0 when A goes after B; list_sort() keeps the order of A and B otherwise. */
+static int stp_map_order_cmp(void *priv, const struct list_head *a, const struct list_head *b)
+{
+	const struct stp_map_order *o = priv;
+
+	return o->direction * stp_map_compare(o->map, list_entry(a, struct stp_map_entry, list),
+					      list_entry(b, struct stp_map_entry, list), o->by,
+					      o->agg);
+}
+
+/**
+ * stp_map_sort() - Reorder the iteration order.
+ * @m: the map
+ * @by: 0 to sort by value (of statistics: by @agg), 1..nkeys by that key
+ * @direction: +1 ascending, -1 descending
+ * @agg: the aggregate of statistics values that @by 0 sorts by
+ *
+ * The sort is stable: entries that compare equal keep their present order, so sorting by
+ * key and then by value orders equal values by key.  Insertion age does not change.
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
  */
 static void stp_map_sort(struct stp_map *m, int by, int direction, enum stp_aggregate agg)
 {
-	struct stp_map_entry *list = m->head, *p, *q, *e, *tail, *prev;
-	u32 width, psize, qsize, merges;
+	struct stp_map_order order = { .map = m, .by = by, .direction = direction, .agg = agg };
 
 	if (m->size < 2 || by < 0 || by > m->desc->nkeys)
 		return;
-	for (width = 1;; width *= 2) {
-		p = list;
-		list = NULL;
-		tail = NULL;
-		merges = 0;
-		while (p) {
-			merges++;
-			q = p;
-			for (psize = 0; psize < width && q; psize++)
-				q = q->next;
-			qsize = width;
-			while (psize > 0 || (qsize > 0 && q)) {
-				if (psize == 0) {
-					e = q;
-					q = q->next;
-					qsize--;
-				} else if (qsize == 0 || !q ||
-					   direction * stp_map_compare(m, p, q, by, agg) <= 0) {
-					e = p;
-					p = p->next;
-					psize--;
-				} else {
-					e = q;
-					q = q->next;
-					qsize--;
-				}
-				if (tail)
-					tail->next = e;
-				else
-					list = e;
-				tail = e;
-			}
-			p = q;
-		}
-		tail->next = NULL;
-		if (merges <= 1)
-			break;
-	}
-	m->head = list;
-	for (prev = NULL, e = list; e; prev = e, e = e->next)
-		e->prev = prev;
-	m->tail = prev;
+	stp_list_sort(&order, &m->entries, stp_map_order_cmp);
 }
 
+/**
+ * stp_map_first() - The first entry in iteration order.
+ * @m: the map
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: the entry, or NULL when @m is empty.
+ */
 static struct stp_map_entry *stp_map_first(struct stp_map *m)
 {
-	return m->head;
+	return list_first_entry_or_null(&m->entries, struct stp_map_entry, list);
 }
 
+/**
+ * stp_map_next() - The entry after @e in iteration order.
+ * @m: the map
+ * @e: an entry of @m, or NULL
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: the entry, or NULL after the last one (or when @e is not @m's).
+ */
 static struct stp_map_entry *stp_map_next(struct stp_map *m, struct stp_map_entry *e)
 {
-	return e && e->map == m ? e->next : NULL;
+	if (!e || e->map != m || list_is_last(&e->list, &m->entries))
+		return NULL;
+	return list_next_entry(e, list);
 }
 
-/* Keys are numbered from 0 here (stp_map_sort's BY counts them from 1). */
+/**
+ * stp_entry_key_long() - A long key of an entry.
+ * @e: the entry
+ * @i: which key, from 0 (stp_map_sort()'s @by counts them from 1)
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: the key.
+ */
 static s64 stp_entry_key_long(const struct stp_map_entry *e, int i)
 {
 	return *(const s64 *)(stp_entry_data(e) + e->map->key_off[i]);
 }
 
+/**
+ * stp_entry_key_string() - A string key of an entry.
+ * @e: the entry
+ * @i: which key, from 0
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: the key, inside the entry: valid until the entry is deleted.
+ */
 static const char *stp_entry_key_string(const struct stp_map_entry *e, int i)
 {
 	return stp_entry_data(e) + e->map->key_off[i];
 }
 
+/**
+ * stp_entry_long() - The value of an entry of a map of longs.
+ * @e: the entry
+ *
+ * Context: Any context; the caller holds the global's lock for reading, or for writing
+ * to change the value.
+ * Return: where the value is.
+ */
 static s64 *stp_entry_long(struct stp_map_entry *e)
 {
 	return (s64 *)(stp_entry_data(e) + e->map->value_off);
 }
 
+/**
+ * stp_entry_string() - The value of an entry of a map of strings.
+ * @e: the entry
+ *
+ * Context: As stp_entry_long().
+ * Return: where the value is: MAXSTRINGLEN bytes.
+ */
 static char *stp_entry_string(struct stp_map_entry *e)
 {
 	return stp_entry_data(e) + e->map->value_off;
 }
 
+/**
+ * stp_entry_stat() - The value of an entry of a map of statistics.
+ * @e: the entry
+ *
+ * Context: As stp_entry_long().
+ * Return: where the statistic is.
+ */
 static struct stp_stat *stp_entry_stat(struct stp_map_entry *e)
 {
 	return (struct stp_stat *)(stp_entry_data(e) + e->map->value_off);
@@ -422,8 +493,14 @@ static void stp_entry_keys(const struct stp_map_entry *e, union stp_key *keys)
 	}
 }
 
-/* Arrays of statistics. */
+/* ---- arrays of statistics ---- */
 
+/**
+ * stp_pmap_free() - Free an array of statistics.
+ * @p: the array, or NULL
+ *
+ * Context: Process context, at unload (no handler runs); no lock.
+ */
 static void stp_pmap_free(struct stp_pmap *p)
 {
 	unsigned int cpu;
@@ -437,6 +514,13 @@ static void stp_pmap_free(struct stp_pmap *p)
 	kvfree(p);
 }
 
+/**
+ * stp_pmap_alloc() - Allocate an array of statistics: a map per possible CPU.
+ * @d: what pass 3 says of the array (value_type STP_TYPE_STATS); must outlive it
+ *
+ * Context: Process context, at load (no handler runs); may sleep.  No lock.
+ * Return: the empty array, or NULL when @d is invalid or memory is short.
+ */
 static struct stp_pmap *stp_pmap_alloc(const struct stp_map_desc *d)
 {
 	struct stp_pmap *p;
@@ -444,25 +528,36 @@ static struct stp_pmap *stp_pmap_alloc(const struct stp_map_desc *d)
 
 	if (!d || d->value_type != STP_TYPE_STATS || !d->stat)
 		return NULL;
-	p = kvzalloc(sizeof(*p) + sizeof(p->cpu[0]) * nr_cpu_ids, GFP_KERNEL);
+	p = kvzalloc(struct_size(p, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!p)
 		return NULL;
 	p->desc = d;
 	p->agg = stp_map_alloc(d);
 	p->scratch = kvzalloc(stp_stat_size(d->stat), GFP_KERNEL);
 	if (!p->agg || !p->scratch)
-		goto fail;
+		goto err_free_pmap;
 	for_each_possible_cpu(cpu) {
 		p->cpu[cpu] = stp_map_alloc(d);
 		if (!p->cpu[cpu])
-			goto fail;
+			goto err_free_pmap;
 	}
 	return p;
-fail:
-	stp_pmap_free(p);
+
+err_free_pmap:
+	stp_pmap_free(p);	/* takes the maps allocated so far, NULL for the others */
 	return NULL;
 }
 
+/**
+ * stp_pmap_add() - a[keys] <<< value: add to this CPU's statistic of the key tuple.
+ * @p: the array
+ * @keys: its desc->nkeys keys
+ * @value: the value added
+ *
+ * Context: A handler (preemption off), the only one on this CPU; the caller holds the
+ * global's lock for reading at least.
+ * Return: 0, or -ENOSPC when this CPU's map is full (and does not wrap).
+ */
 static int stp_pmap_add(struct stp_pmap *p, const union stp_key *keys, s64 value)
 {
 	struct stp_map_entry *e = stp_map_insert(p->cpu[smp_processor_id()], keys);
@@ -473,10 +568,16 @@ static int stp_pmap_add(struct stp_pmap *p, const union stp_key *keys, s64 value
 	return 0;
 }
 
-/*
- * Keys appear in the order CPU 0 first had them, then the keys only later CPUs have.  An
+/**
+ * stp_pmap_aggregate() - Merge every CPU's statistics into the pmap's aggregate map.
+ * @p: the array
+ *
+ * Keys appear in the order CPU 0 first had them, then the keys only later CPUs have.  The
  * aggregate holds max_entries keys like each CPU's map: keys beyond that (possible only
  * when CPUs saw different keys) are left out, or push the oldest out of a wrapping array.
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ * Return: the aggregate map, valid until the next call (or stp_pmap_free()).
  */
 static struct stp_map *stp_pmap_aggregate(struct stp_pmap *p)
 {
@@ -486,7 +587,7 @@ static struct stp_map *stp_pmap_aggregate(struct stp_pmap *p)
 
 	stp_map_clear(p->agg);
 	for_each_possible_cpu(cpu) {
-		for (e = p->cpu[cpu]->head; e; e = e->next) {
+		list_for_each_entry(e, &p->cpu[cpu]->entries, list) {
 			stp_entry_keys(e, keys);
 			a = stp_map_insert(p->agg, keys);
 			if (a)
@@ -496,6 +597,14 @@ static struct stp_map *stp_pmap_aggregate(struct stp_pmap *p)
 	return p->agg;
 }
 
+/**
+ * stp_pmap_lookup() - One key tuple's statistics merged over the CPUs.
+ * @p: the array
+ * @keys: its desc->nkeys keys
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ * Return: the merged statistic, valid until the next call; NULL when no CPU has the key.
+ */
 static const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p, const union stp_key *keys)
 {
 	struct stp_map_entry *e;
@@ -513,6 +622,13 @@ static const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p, const union st
 	return found ? p->scratch : NULL;
 }
 
+/**
+ * stp_pmap_delete() - Delete a key tuple from every CPU's map and the aggregate.
+ * @p: the array
+ * @keys: its desc->nkeys keys
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
 static void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys)
 {
 	unsigned int cpu;
@@ -522,6 +638,12 @@ static void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys)
 	stp_map_delete(p->agg, keys);
 }
 
+/**
+ * stp_pmap_clear() - Delete every key from every CPU's map and the aggregate.
+ * @p: the array
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
 static void stp_pmap_clear(struct stp_pmap *p)
 {
 	unsigned int cpu;
@@ -529,4 +651,55 @@ static void stp_pmap_clear(struct stp_pmap *p)
 	for_each_possible_cpu(cpu)
 		stp_map_clear(p->cpu[cpu]);
 	stp_map_clear(p->agg);
+}
+
+/* ---- keys with wildcards: a[*, 1] in delete, in and foreach ---- */
+
+/**
+ * stp_map_exists_matching() - [*, 1] in a: whether an entry matches.
+ * @m: the map (of an array of statistics: its aggregate)
+ * @d: @m's description
+ * @keys: @d->nkeys keys; those not in @mask are not looked at
+ * @mask: bit i set: key i is given
+ *
+ * Context: Any context; the caller holds the global's lock for reading.
+ * Return: true when an entry's keys match.
+ */
+static bool stp_map_exists_matching(struct stp_map *m, const struct stp_map_desc *d,
+				    const union stp_key *keys, unsigned int mask)
+{
+	struct stp_map_entry *e;
+
+	list_for_each_entry(e, &m->entries, list)
+		if (stp_keys_match(d, e, keys, mask))
+			return true;
+	return false;
+}
+
+/**
+ * stp_delete_matching() - delete a[*, 1]: delete the entries that match.
+ * @m: the map (of an array of statistics: @p's aggregate)
+ * @p: for an array of statistics, the array (each entry goes from every CPU too); or NULL
+ * @d: @m's description
+ * @keys: @d->nkeys keys; those not in @mask are not looked at
+ * @mask: bit i set: key i is given
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
+static void stp_delete_matching(struct stp_map *m, struct stp_pmap *p,
+				const struct stp_map_desc *d, const union stp_key *keys,
+				unsigned int mask)
+{
+	union stp_key found[STP_MAX_KEYS];
+	struct stp_map_entry *e, *next;
+
+	list_for_each_entry_safe(e, next, &m->entries, list) {
+		if (!stp_keys_match(d, e, keys, mask))
+			continue;
+		stp_entry_keys(e, found);
+		if (p)
+			stp_pmap_delete(p, found);	/* the aggregate's entry last */
+		else
+			stp_map_delete(m, found);
+	}
 }

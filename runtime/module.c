@@ -10,10 +10,12 @@
 static bool stp_started, stp_stopped;
 static pid_t stp_target_pid;
 
+/* START: registers the probes and runs the begin probes; answers STARTED. */
 static void stp_handle_start(const struct stp_msg_start *msg)
 {
 	struct stp_msg_started reply = { 0 };
 
+	lockdep_assert_held(&stp_ctl_command_mutex);
 	if (stp_started) {
 		reply.status = -EALREADY;
 		stp_ctl_send(STP_MSG_STARTED, &reply, sizeof(reply));
@@ -31,10 +33,12 @@ static void stp_handle_start(const struct stp_msg_start *msg)
 	stp_ctl_send(STP_MSG_STARTED, &reply, sizeof(reply));
 }
 
+/* EXIT: unregisters the probes and runs the end probes; answers EXITED. */
 static void stp_handle_exit(void)
 {
 	struct stp_msg_exited reply = { 0 };
 
+	lockdep_assert_held(&stp_ctl_command_mutex);
 	if (!stp_stopped) {
 		atomic_set(&stp_session_state, STP_SESSION_STOPPING);
 		if (stp_started)
@@ -51,22 +55,22 @@ static void stp_handle_exit(void)
 
 static int __init stp_module_init(void)
 {
-	int rc = stp_contexts_alloc();
+	int rc;
 
+	rc = stp_contexts_alloc();
 	if (rc)
 		return rc;
 	rc = stp_script_alloc();
-	if (rc) {
-		stp_script_free();
-		stp_contexts_free();
-		return rc;
-	}
+	if (rc)
+		goto err_free_script;	/* it leaves what it did allocate to stp_script_free() */
 	rc = stp_transport_init();
-	if (rc) {
-		stp_transport_close();
-		stp_script_free();
-		stp_contexts_free();
-	}
+	if (rc)
+		goto err_free_script;
+	return 0;
+
+err_free_script:
+	stp_script_free();
+	stp_contexts_free();
 	return rc;
 }
 

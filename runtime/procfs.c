@@ -146,25 +146,39 @@ static bool stp_procfs_root_busy(void)
 	return rc || stat.nlink > 2;
 }
 
-static void stp_procfs_remove_all(void)
-{
-	char dir[sizeof("systemtap/") + MODULE_NAME_LEN];
+/* This module's folder under /proc, as proc_mkdir() and friends name it. */
+#define STP_PROCFS_DIR_SIZE (sizeof("systemtap/") + MODULE_NAME_LEN)
 
-	snprintf(dir, sizeof(dir), "systemtap/%s", THIS_MODULE->name);
-	/* waits for the file operations in progress */
-	remove_proc_subtree(dir, NULL);
+static void stp_procfs_dir_name(char *dir, size_t size)
+{
+	snprintf(dir, size, "systemtap/%s", THIS_MODULE->name);
+}
+
+/* /proc/systemtap, if this module made it and no other module's folder is left in it. */
+static void stp_procfs_remove_root(void)
+{
 	if (stp_procfs_made_root && !stp_procfs_root_busy())
 		remove_proc_entry("systemtap", NULL);
 	stp_procfs_made_root = false;
 }
 
-static __maybe_unused void stp_procfs_unregister(struct stp_procfs_file *files, size_t count)
+/* /proc/systemtap/MODULE and every file in it. */
+static void stp_procfs_remove_dir(struct stp_procfs_file *files, size_t count)
 {
+	char dir[STP_PROCFS_DIR_SIZE];
 	size_t i;
 
-	stp_procfs_remove_all();
+	stp_procfs_dir_name(dir, sizeof(dir));
+	/* waits for the file operations in progress */
+	remove_proc_subtree(dir, NULL);
 	for (i = 0; i < count; i++)
 		files[i].pde = NULL;
+}
+
+static __maybe_unused void stp_procfs_unregister(struct stp_procfs_file *files, size_t count)
+{
+	stp_procfs_remove_dir(files, count);
+	stp_procfs_remove_root();
 }
 
 /* Is PREFIX (LEN bytes) a folder of a file before the I-th, so already created? */
@@ -227,7 +241,7 @@ static int stp_procfs_create(struct stp_procfs_file *files, size_t count, size_t
 /* Makes /proc/systemtap/MODULE and every file, or nothing. */
 static __maybe_unused int stp_procfs_register(struct stp_procfs_file *files, size_t count)
 {
-	char dir[sizeof("systemtap/") + MODULE_NAME_LEN];
+	char dir[STP_PROCFS_DIR_SIZE];
 	size_t i;
 	int rc;
 
@@ -238,22 +252,25 @@ static __maybe_unused int stp_procfs_register(struct stp_procfs_file *files, siz
 		}
 		stp_procfs_made_root = true;
 	}
-	snprintf(dir, sizeof(dir), "systemtap/%s", THIS_MODULE->name);
+	stp_procfs_dir_name(dir, sizeof(dir));
 	if (!proc_mkdir(dir, NULL)) {
 		_stp_error("cannot create /proc/%s", dir);
-		if (stp_procfs_made_root)
-			remove_proc_entry("systemtap", NULL);
-		stp_procfs_made_root = false;
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto err_remove_root;
 	}
 	for (i = 0; i < count; i++) {
 		rc = stp_procfs_create(files, count, i);
 		if (rc) {
 			_stp_error("procfs file /proc/%s/%s registration error (rc %d)", dir,
 				   files[i].path, rc);
-			stp_procfs_unregister(files, count);
-			return rc;
+			goto err_remove_dir;
 		}
 	}
 	return 0;
+
+err_remove_dir:
+	stp_procfs_remove_dir(files, count);
+err_remove_root:
+	stp_procfs_remove_root();
+	return rc;
 }

@@ -14,7 +14,7 @@
  *   memory.c      fault-safe reads of kernel and user memory
  *   format.c      stap's printf format language
  *   stat.c        statistics: aggregates and histograms, per-CPU scalars
- *   map.c         associative arrays, and per-CPU arrays of statistics
+ *   map.c         associative arrays, per-CPU arrays of statistics, wildcard keys
  *   globals.c     the script's globals: reader/writer locks bounded by MAXTRYLOCK
  *   begin_end.c   the begin/end/error probe family
  *   timer.c       timer.* probes: hrtimers, jiffies timers, per-CPU profile timers
@@ -34,7 +34,9 @@
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/relay.h>

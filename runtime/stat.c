@@ -11,6 +11,19 @@
  *   @hist_log(x): 128 buckets, 0 in the middle (STP_HIST_LOG_ZERO), positive powers of two
  *     above it (1, 2-3, 4-7, ...), their negative mirrors below it (-1, -2..-3, ...).
  * Arithmetic wraps like script arithmetic (through u64, so it is defined in C).
+ *
+ * Locking: nothing here takes a lock.  A struct stp_stat is always part of something the
+ * caller already holds: an entry of a map (map.c's rule), a scalar statistic's CPU slot,
+ * or an aggregate.  A scalar statistic (struct stp_pstat) is one script global's, and
+ * the global's rwlock (globals.c) is taken by the handler before it runs:
+ *   - x <<< v adds to this CPU's slot under the read lock (one handler runs per CPU at a
+ *     time, preemption off);
+ *   - reading x (@count(x), ...) needs the write lock, since it merges every CPU's slot
+ *     into the one aggregate;
+ *   - alloc and free run at load and unload, when no handler runs, without the lock.
+ * The lock is not reachable from here (pass 3 keeps it beside the statistic), so the rule
+ * is stated on each function instead of asserted.  Everything but alloc and free may run
+ * in any context a handler runs in (IRQs off, from a kprobe); nothing sleeps or allocates.
  */
 
 #ifndef HIST_ELISION
@@ -59,6 +72,12 @@ static inline int stp_stat_shift(const struct stp_stat_desc *d)
 	return d->bit_shift < 0 ? 0 : d->bit_shift > 62 ? 62 : d->bit_shift;
 }
 
+/**
+ * stp_stat_desc_init() - Work out what a statistic's description implies (its buckets).
+ * @d: the description pass 3 wrote
+ *
+ * Context: Process context, at load, before any statistic of @d is allocated.
+ */
 static void stp_stat_desc_init(struct stp_stat_desc *d)
 {
 	u64 span, n;
@@ -83,11 +102,25 @@ static void stp_stat_desc_init(struct stp_stat_desc *d)
 	}
 }
 
+/**
+ * stp_stat_size() - The size of a statistic of a description.
+ * @d: the description, after stp_stat_desc_init()
+ *
+ * Context: Any context.
+ * Return: bytes of a struct stp_stat with @d's buckets.
+ */
 static size_t stp_stat_size(const struct stp_stat_desc *d)
 {
 	return sizeof(struct stp_stat) + (size_t)d->buckets * sizeof(s64);
 }
 
+/**
+ * stp_stat_clear() - Empty a statistic.
+ * @st: the statistic, the caller's to change (see the top of this file)
+ * @d: its description
+ *
+ * Context: Any context.
+ */
 static void stp_stat_clear(struct stp_stat *st, const struct stp_stat_desc *d)
 {
 	memset(st, 0, stp_stat_size(d));
@@ -120,6 +153,14 @@ static int stp_hist_index(const struct stp_stat_desc *d, s64 v)
 	return (int)i + 1;
 }
 
+/**
+ * stp_stat_add() - st <<< value.
+ * @st: the statistic, the caller's to change (see the top of this file)
+ * @d: its description
+ * @value: the value added
+ *
+ * Context: Any context.
+ */
 static void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, s64 value)
 {
 	int shift = stp_stat_shift(d);
@@ -161,9 +202,16 @@ static s64 stp_stat_m2_at(const struct stp_stat *st, s64 mean_s)
 	return stp_wrap_add(st->m2, stp_wrap_mul(st->count, stp_wrap_mul(off, off)));
 }
 
-/*
- * into += from.  The merged deviations are measured from the merged exact mean, which is
- * what stap's @variance computes when it aggregates the CPUs.
+/**
+ * stp_stat_merge() - into += from.
+ * @into: the statistic merged into, the caller's to change (see the top of this file)
+ * @from: the statistic merged, the caller's to read
+ * @d: the description of both
+ *
+ * The merged deviations are measured from the merged exact mean, which is what stap's
+ * @variance computes when it aggregates the CPUs.
+ *
+ * Context: Any context.
  */
 static void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
 			   const struct stp_stat_desc *d)
@@ -196,6 +244,13 @@ static void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
 		into->buckets[i] += from->buckets[i];
 }
 
+/**
+ * stp_stat_count() - @count of a statistic.
+ * @st: the statistic, the caller's to read (see the top of this file)
+ *
+ * Context: Any context.
+ * Return: how many values were added.
+ */
 static s64 stp_stat_count(const struct stp_stat *st)
 {
 	return st->count;
@@ -214,6 +269,17 @@ static s64 stp_stat_variance(const struct stp_stat *st, const struct stp_stat_de
 	return v >> shift2;
 }
 
+/**
+ * stp_stat_get() - @count, @sum, @min, @max, @avg or @variance of a statistic.
+ * @c: the running handler's context, for the soft error; NULL: none is raised
+ * @st: the statistic, the caller's to read (see the top of this file)
+ * @d: its description
+ * @what: which aggregate
+ *
+ * Context: Any context.
+ * Return: the aggregate; 0 for @min, @max, @avg and @variance of an empty statistic,
+ * which are the soft error "empty aggregate".
+ */
 static s64 stp_stat_get(struct context *c, const struct stp_stat *st,
 			const struct stp_stat_desc *d, enum stp_aggregate what)
 {
@@ -244,6 +310,15 @@ static s64 stp_stat_get(struct context *c, const struct stp_stat *st,
 	}
 }
 
+/**
+ * stp_stat_bucket() - @hist_log(x)[index], @hist_linear(x, ...)[index].
+ * @st: the statistic, the caller's to read (see the top of this file)
+ * @d: its description
+ * @index: the bucket
+ *
+ * Context: Any context.
+ * Return: the count in the bucket; 0 out of range or without a histogram.
+ */
 static s64 stp_stat_bucket(const struct stp_stat *st, const struct stp_stat_desc *d,
 			   s64 index)
 {
@@ -274,113 +349,154 @@ static int stp_hist_label(char *buf, size_t size, const struct stp_stat_desc *d,
 	return scnprintf(buf, size, "%lld", (long long)v);
 }
 
-static void stp_hist_print_row(const struct stp_stat *st, const struct stp_stat_desc *d,
-			       int i, int vwidth, int cwidth, s64 scale)
+/* What a drawing shows, and how wide its columns are. */
+struct stp_hist_layout {
+	int first, last;	/* the first and last non-empty buckets; -1 when all are empty */
+	int lo, hi;		/* the buckets drawn (some elided between them) */
+	int vwidth, cwidth;	/* columns of the value labels, of the counts */
+	s64 scale;		/* one '@' stands for this many */
+};
+
+/*
+ * From HIST_ELISION empty buckets before the first non-empty one to HIST_ELISION after
+ * the last.  A log histogram shows negative buckets only when it has negative values (and
+ * positive likewise); the out-of-range buckets of a linear one only when they are not empty.
+ */
+static void stp_hist_layout(struct stp_hist_layout *l, const struct stp_stat *st,
+			    const struct stp_stat_desc *d)
+{
+	int nb = d->buckets, elide = HIST_ELISION, lo_lim, hi_lim, i, n;
+	char label[24];
+	s64 max = 0, m;
+
+	l->first = -1;
+	l->last = -1;
+	for (i = 0; i < nb; i++) {
+		if (!st->buckets[i])
+			continue;
+		if (l->first < 0)
+			l->first = i;
+		l->last = i;
+		if (st->buckets[i] > max)
+			max = st->buckets[i];
+	}
+	if (l->first < 0) {
+		l->lo = 0;	/* nothing to show: the header alone */
+		l->hi = -1;
+	} else {
+		if (d->hist == STP_HIST_LOG) {
+			lo_lim = l->first < STP_HIST_LOG_ZERO ? 0 : STP_HIST_LOG_ZERO;
+			hi_lim = l->last > STP_HIST_LOG_ZERO ? nb - 1 : STP_HIST_LOG_ZERO;
+		} else {
+			lo_lim = 1;
+			hi_lim = nb - 2;
+		}
+		if (elide < 0) {
+			l->lo = lo_lim;
+			l->hi = hi_lim;
+		} else {
+			l->lo = l->first - elide < lo_lim ? lo_lim : l->first - elide;
+			l->hi = l->last + elide > hi_lim ? hi_lim : l->last + elide;
+		}
+		if (l->first < l->lo)	/* a linear histogram's values below start */
+			l->lo = l->first;
+		if (l->last > l->hi)	/* ... and above stop */
+			l->hi = l->last;
+	}
+	l->vwidth = 5;
+	for (i = l->lo; i <= l->hi; i++) {
+		n = stp_hist_label(label, sizeof(label), d, i);
+		if (n > l->vwidth)
+			l->vwidth = n;
+	}
+	l->cwidth = 1;
+	for (m = max; m >= 10; m = div64_s64(m, 10))
+		l->cwidth++;
+	l->scale = max > STP_HIST_WIDTH ? div64_s64(max + STP_HIST_WIDTH - 1, STP_HIST_WIDTH) : 1;
+}
+
+/* "value |---...--- count" */
+static void stp_hist_print_header(const struct stp_hist_layout *l)
+{
+	char line[160];
+	int n;
+
+	n = scnprintf(line, sizeof(line), "%*s |", l->vwidth, "value");
+	memset(line + n, '-', STP_HIST_WIDTH);
+	n += STP_HIST_WIDTH;
+	n += scnprintf(line + n, sizeof(line) - n, " count\n");
+	stp_print_bytes(line, n);
+}
+
+static void stp_hist_print_row(const struct stp_hist_layout *l, const struct stp_stat *st,
+			       const struct stp_stat_desc *d, int i)
 {
 	char line[160], label[24];
 	int n, bar;
 
 	stp_hist_label(label, sizeof(label), d, i);
-	n = scnprintf(line, sizeof(line), "%*s |", vwidth, label);
-	bar = (int)div64_s64(st->buckets[i], scale);
+	n = scnprintf(line, sizeof(line), "%*s |", l->vwidth, label);
+	bar = (int)div64_s64(st->buckets[i], l->scale);
 	memset(line + n, '@', bar);
 	memset(line + n + bar, ' ', STP_HIST_WIDTH - bar);
 	n += STP_HIST_WIDTH;
-	n += scnprintf(line + n, sizeof(line) - n, " %*lld\n", cwidth,
+	n += scnprintf(line + n, sizeof(line) - n, " %*lld\n", l->cwidth,
 		       (long long)st->buckets[i]);
 	stp_print_bytes(line, n);
 }
 
-/*
- * The ASCII histogram of print(@hist_*(x)), drawn the way stap draws it: a "value |---
- * count" header, one row per bucket from HIST_ELISION empty buckets before the first
- * non-empty one to HIST_ELISION after the last, runs of more than 2 * HIST_ELISION empty
- * buckets in between shortened to their ends around a "~" line, bars scaled so the
- * largest count fits STP_HIST_WIDTH columns, and a blank line after.  A log histogram
- * shows negative buckets only when it has negative values (and positive likewise);
- * the out-of-range buckets of a linear one only when they are not empty.
+/**
+ * stp_stat_print_hist() - print(@hist_*(x)): draw the histogram as stap draws it.
+ * @st: the statistic, the caller's to read (see the top of this file)
+ * @d: its description
+ *
+ * A "value |--- count" header, one row per bucket that stp_hist_layout() keeps, runs of
+ * more than 2 * HIST_ELISION empty buckets between non-empty ones shortened to their
+ * ends around a "~" line, bars scaled so the largest count fits STP_HIST_WIDTH columns,
+ * and a blank line after.
+ *
+ * Context: A handler (preemption off): it writes to this CPU's print buffer.
  */
 static void stp_stat_print_hist(const struct stp_stat *st, const struct stp_stat_desc *d)
 {
-	int nb = d->buckets, first = -1, last = -1, lo, hi, lo_lim, hi_lim, i, j, k;
-	int vwidth = 5, cwidth = 1, elide = HIST_ELISION;
-	char line[160], label[24];
-	s64 max = 0, scale, m;
-	int n;
+	int elide = HIST_ELISION, i, j, k, n;
+	struct stp_hist_layout l;
+	char line[160];
 
-	if (d->hist == STP_HIST_NONE || nb <= 0)
+	if (d->hist == STP_HIST_NONE || d->buckets <= 0)
 		return;
-	for (i = 0; i < nb; i++) {
-		if (!st->buckets[i])
-			continue;
-		if (first < 0)
-			first = i;
-		last = i;
-		if (st->buckets[i] > max)
-			max = st->buckets[i];
-	}
-	if (d->hist == STP_HIST_LOG) {
-		lo_lim = first >= 0 && first < STP_HIST_LOG_ZERO ? 0 : STP_HIST_LOG_ZERO;
-		hi_lim = last > STP_HIST_LOG_ZERO ? nb - 1 : STP_HIST_LOG_ZERO;
-	} else {
-		lo_lim = 1;
-		hi_lim = nb - 2;
-	}
-	if (elide < 0) {
-		lo = lo_lim;
-		hi = hi_lim;
-	} else {
-		lo = first - elide < lo_lim ? lo_lim : first - elide;
-		hi = last + elide > hi_lim ? hi_lim : last + elide;
-	}
-	if (first < lo)		/* a linear histogram's values below start */
-		lo = first;
-	if (last > hi)		/* ... and above stop */
-		hi = last;
-
-	if (first < 0) {
-		lo = 0;		/* nothing to show: the header alone */
-		hi = -1;
-	}
-	for (i = lo; i <= hi; i++) {
-		n = stp_hist_label(label, sizeof(label), d, i);
-		if (n > vwidth)
-			vwidth = n;
-	}
-	for (m = max; m >= 10; m = div64_s64(m, 10))
-		cwidth++;
-	scale = max > STP_HIST_WIDTH ? div64_s64(max + STP_HIST_WIDTH - 1, STP_HIST_WIDTH) : 1;
-
-	n = scnprintf(line, sizeof(line), "%*s |", vwidth, "value");
-	memset(line + n, '-', STP_HIST_WIDTH);
-	n += STP_HIST_WIDTH;
-	n += scnprintf(line + n, sizeof(line) - n, " count\n");
-	stp_print_bytes(line, n);
-
-	for (i = lo; i <= hi; i = j) {
+	stp_hist_layout(&l, st, d);
+	stp_hist_print_header(&l);
+	for (i = l.lo; i <= l.hi; i = j) {
 		if (st->buckets[i] || elide < 0) {
-			stp_hist_print_row(st, d, i, vwidth, cwidth, scale);
+			stp_hist_print_row(&l, st, d, i);
 			j = i + 1;
 			continue;
 		}
-		for (j = i; j <= hi && !st->buckets[j]; j++)
+		for (j = i; j <= l.hi && !st->buckets[j]; j++)
 			;
-		if (i > first && j <= last && j - i > 2 * elide) {
+		if (i > l.first && j <= l.last && j - i > 2 * elide) {
 			/* an inner run of empty buckets: its ends, and "~" for the middle */
 			for (k = i; k < i + elide; k++)
-				stp_hist_print_row(st, d, k, vwidth, cwidth, scale);
-			n = scnprintf(line, sizeof(line), "%*s~\n", vwidth + 1, "");
+				stp_hist_print_row(&l, st, d, k);
+			n = scnprintf(line, sizeof(line), "%*s~\n", l.vwidth + 1, "");
 			stp_print_bytes(line, n);
 			i = j - elide;
 		}
 		for (k = i; k < j; k++)
-			stp_hist_print_row(st, d, k, vwidth, cwidth, scale);
+			stp_hist_print_row(&l, st, d, k);
 	}
 	stp_print_bytes("\n", 1);
 }
 
-/* Scalar statistics. */
+/* ---- scalar statistics ---- */
 
+/**
+ * stp_pstat_free() - Free a scalar statistic.
+ * @p: the statistic, or NULL
+ *
+ * Context: Process context, at unload (no handler runs); no lock.
+ */
 static void stp_pstat_free(struct stp_pstat *p)
 {
 	if (!p)
@@ -390,24 +506,36 @@ static void stp_pstat_free(struct stp_pstat *p)
 	kvfree(p);
 }
 
+/**
+ * stp_pstat_alloc() - Allocate a scalar statistic: a slot per CPU id, and the aggregate.
+ * @d: its description, after stp_stat_desc_init(); must outlive it
+ *
+ * Context: Process context, at load (no handler runs); may sleep.  No lock.
+ * Return: the empty statistic, or NULL when memory is short.
+ */
 static struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d)
 {
 	struct stp_pstat *p;
-	size_t stride = ALIGN(stp_stat_size(d), SMP_CACHE_BYTES);
 
 	p = kvzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return NULL;
 	p->desc = d;
-	p->stride = stride;
-	p->agg = kvzalloc(stp_stat_size(d), GFP_KERNEL);
 	/* one slot per CPU id, each on its own cache lines */
-	p->cpus = kvzalloc(stride * nr_cpu_ids, GFP_KERNEL);
-	if (!p->agg || !p->cpus) {
-		stp_pstat_free(p);
-		return NULL;
-	}
+	p->stride = ALIGN(stp_stat_size(d), SMP_CACHE_BYTES);
+	p->agg = kvzalloc(stp_stat_size(d), GFP_KERNEL);
+	if (!p->agg)
+		goto err_free_pstat;
+	p->cpus = kvcalloc(nr_cpu_ids, p->stride, GFP_KERNEL);
+	if (!p->cpus)
+		goto err_free_agg;
 	return p;
+
+err_free_agg:
+	kvfree(p->agg);
+err_free_pstat:
+	kvfree(p);
+	return NULL;
 }
 
 static struct stp_stat *stp_pstat_cpu(struct stp_pstat *p, unsigned int cpu)
@@ -415,11 +543,26 @@ static struct stp_stat *stp_pstat_cpu(struct stp_pstat *p, unsigned int cpu)
 	return (struct stp_stat *)(p->cpus + p->stride * cpu);
 }
 
+/**
+ * stp_pstat_add() - x <<< value: add to this CPU's slot.
+ * @p: the statistic
+ * @value: the value added
+ *
+ * Context: A handler (preemption off), the only one on this CPU; the caller holds the
+ * global's lock for reading at least.
+ */
 static void stp_pstat_add(struct stp_pstat *p, s64 value)
 {
 	stp_stat_add(stp_pstat_cpu(p, smp_processor_id()), p->desc, value);
 }
 
+/**
+ * stp_pstat_aggregate() - Merge every CPU's slot into the aggregate.
+ * @p: the statistic
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ * Return: the aggregate, valid until the next call (or stp_pstat_free()).
+ */
 static const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p)
 {
 	unsigned int cpu;
@@ -430,6 +573,12 @@ static const struct stp_stat *stp_pstat_aggregate(struct stp_pstat *p)
 	return p->agg;
 }
 
+/**
+ * stp_pstat_clear() - delete x: empty every CPU's slot and the aggregate.
+ * @p: the statistic
+ *
+ * Context: Any context; the caller holds the global's lock for writing.
+ */
 static void stp_pstat_clear(struct stp_pstat *p)
 {
 	unsigned int cpu;

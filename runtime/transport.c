@@ -39,8 +39,67 @@ static struct dentry *stp_debugfs_dir;
 static struct rchan *stp_relay_chan;
 static DEFINE_PER_CPU(u64, stp_relay_full_events);
 static atomic64_t stp_relay_dropped = ATOMIC64_INIT(0);
-#ifndef STP_BULKMODE
-static DEFINE_RAW_SPINLOCK(stp_relay_lock);	/* the one buffer all CPUs share */
+
+/*
+ * What bulk mode changes, each a helper defined once per mode: whether relay makes one
+ * buffer or one per CPU, the lock around a write to the shared buffer, and the bulkmode
+ * file that tells stapio.
+ */
+#ifdef STP_BULKMODE
+static inline bool stp_relay_is_global(void)
+{
+	return false;
+}
+
+/* A CPU's own buffer: preemption is off, nothing else writes to it. */
+static inline unsigned long stp_relay_lock(void)
+{
+	return 0;
+}
+
+static inline void stp_relay_unlock(unsigned long flags)
+{
+}
+
+/* The bulkmode file says so by being there; it has nothing to read. */
+static const struct file_operations stp_empty_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.llseek = no_llseek,
+};
+
+static int stp_bulkmode_file_create(struct dentry *dir)
+{
+	struct dentry *d = debugfs_create_file(STP_BULKMODE_FILE, 0400, dir, NULL,
+					       &stp_empty_fops);
+
+	return IS_ERR(d) ? -ENOMEM : 0;
+}
+#else
+static DEFINE_RAW_SPINLOCK(stp_relay_buf_lock);	/* the one buffer all CPUs share */
+
+static inline bool stp_relay_is_global(void)
+{
+	return true;
+}
+
+static inline unsigned long stp_relay_lock(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&stp_relay_buf_lock, flags);
+	return flags;
+}
+
+static inline void stp_relay_unlock(unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&stp_relay_buf_lock, flags);
+}
+
+static int stp_bulkmode_file_create(struct dentry *dir)
+{
+	return 0;
+}
 #endif
 
 static void stp_ctl_wakeup_fn(struct irq_work *work)
@@ -202,11 +261,7 @@ static struct dentry *stp_relay_create_buf_file(const char *filename, struct den
 	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf,
 					       &relay_file_operations);
 
-#ifdef STP_BULKMODE
-	*is_global = 0;
-#else
-	*is_global = 1;
-#endif
+	*is_global = stp_relay_is_global();
 	return IS_ERR(d) ? NULL : d;
 }
 
@@ -225,35 +280,20 @@ static const struct rchan_callbacks stp_relay_callbacks = {
 /* Called with preemption off; the write lands whole or is dropped whole (and counted). */
 static void stp_relay_write(const void *data, size_t len)
 {
-	u64 full_before;
-#ifndef STP_BULKMODE
 	unsigned long flags;
-#endif
+	u64 full_before;
 
 	if (unlikely(!stp_relay_chan))
 		return;
-#ifndef STP_BULKMODE
-	raw_spin_lock_irqsave(&stp_relay_lock, flags);
-#endif
+	flags = stp_relay_lock();
 	full_before = this_cpu_read(stp_relay_full_events);
 	relay_write(stp_relay_chan, data, len);
 	if (unlikely(this_cpu_read(stp_relay_full_events) != full_before))
 		atomic64_add(len, &stp_relay_dropped);
-#ifndef STP_BULKMODE
-	raw_spin_unlock_irqrestore(&stp_relay_lock, flags);
-#endif
+	stp_relay_unlock(flags);
 }
 
 /* ---- setup ---- */
-
-#ifdef STP_BULKMODE
-/* The bulkmode file says so by being there; it has nothing to read. */
-static const struct file_operations stp_empty_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.llseek = no_llseek,
-};
-#endif
 
 /* /sys/kernel/debug/systemtap, shared by all modules and never removed. */
 static struct dentry *stp_debugfs_parent(void)
@@ -279,43 +319,40 @@ static int stp_transport_init(void)
 	struct dentry *parent = stp_debugfs_parent();
 	struct dentry *ctl;
 	unsigned int megabytes;
+	int rc;
 
 	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
 	if (IS_ERR(parent))
 		return PTR_ERR(parent);
-	stp_debugfs_dir = debugfs_create_dir(THIS_MODULE->name, parent);
-	if (IS_ERR(stp_debugfs_dir)) {
-		int rc = PTR_ERR(stp_debugfs_dir);
-
-		stp_debugfs_dir = NULL;
-		return rc;
-	}
-	ctl = debugfs_create_file(STP_CTL_FILE, 0600, stp_debugfs_dir, NULL, &stp_ctl_fops);
-	if (IS_ERR(ctl))
-		goto fail;
-#ifdef STP_BULKMODE
-	if (IS_ERR(debugfs_create_file(STP_BULKMODE_FILE, 0400, stp_debugfs_dir, NULL,
-				       &stp_empty_fops)))
-		goto fail;
-#endif
 	if (_stp_bufsize > 4095) {
 		pr_err("%s: %s=%u is out of range (1-4095 megabytes)\n", THIS_MODULE->name,
 		       STP_BUFSIZE_PARAM, _stp_bufsize);
-		debugfs_remove(stp_debugfs_dir);
-		stp_debugfs_dir = NULL;
 		return -EINVAL;
 	}
+	stp_debugfs_dir = debugfs_create_dir(THIS_MODULE->name, parent);
+	if (IS_ERR(stp_debugfs_dir)) {
+		rc = PTR_ERR(stp_debugfs_dir);
+		goto err_forget_dir;
+	}
+	rc = -ENOMEM;
+	ctl = debugfs_create_file(STP_CTL_FILE, 0600, stp_debugfs_dir, NULL, &stp_ctl_fops);
+	if (IS_ERR(ctl))
+		goto err_remove_dir;
+	if (stp_bulkmode_file_create(stp_debugfs_dir))
+		goto err_remove_dir;
 	megabytes = _stp_bufsize ? _stp_bufsize : STP_BUFSIZE_MB;
 	stp_relay_chan = relay_open(STP_RELAY_BASENAME, stp_debugfs_dir,
 				    ((size_t)megabytes << 20) / STP_RELAY_N_SUBBUFS,
 				    STP_RELAY_N_SUBBUFS, &stp_relay_callbacks, NULL);
 	if (!stp_relay_chan)
-		goto fail;
+		goto err_remove_dir;
 	return 0;
-fail:
+
+err_remove_dir:
 	debugfs_remove(stp_debugfs_dir);
+err_forget_dir:
 	stp_debugfs_dir = NULL;
-	return -ENOMEM;
+	return rc;
 }
 
 static void stp_transport_close(void)

@@ -40,17 +40,7 @@
 #ifndef STP_TRANSPORT_MSGS_H
 #define STP_TRANSPORT_MSGS_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
-typedef u32 stp_u32;
-typedef s32 stp_s32;
-typedef u64 stp_u64;
-#else
-#include <stdint.h>
-typedef uint32_t stp_u32;
-typedef int32_t stp_s32;
-typedef uint64_t stp_u64;
-#endif
+#include <linux/types.h>	/* __u32 and friends, in the kernel and in user space */
 
 #define STP_DEBUGFS_DIR "systemtap"
 #define STP_CTL_FILE ".cmd"
@@ -74,23 +64,23 @@ enum stp_msg_type {
 };
 
 struct stp_msg_header {
-	stp_u32 type;
-	stp_u32 len;			/* payload bytes that follow */
+	__u32 type;
+	__u32 len;			/* payload bytes that follow */
 };
 
 struct stp_msg_start {
-	stp_s32 target_pid;		/* -x / -c, or 0 */
+	__s32 target_pid;		/* -x / -c, or 0 */
 };
 
 struct stp_msg_started {
-	stp_s32 status;			/* 0, or -errno if registration failed */
+	__s32 status;			/* 0, or -errno if registration failed */
 };
 
 struct stp_msg_exited {
-	stp_u64 errors;			/* soft errors in handlers */
-	stp_u64 skipped;		/* probe hits not run (re-entry, ...) */
-	stp_u64 dropped_bytes;		/* output lost because relay buffers were full */
-	stp_u64 dropped_messages;	/* control messages lost because the queue was full */
+	__u64 errors;			/* soft errors in handlers */
+	__u64 skipped;			/* probe hits not run (re-entry, ...) */
+	__u64 dropped_bytes;		/* output lost because relay buffers were full */
+	__u64 dropped_messages;		/* control messages lost because the queue was full */
 };
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * common.c - messages and paths shared by staprun and stapio.
+ * common.c - messages, option values, paths and argument lists shared by staprun and stapio.
  */
 #include "staprun.h"
 
@@ -132,4 +132,30 @@ char *sibling_program(const char *name, const char *fallback)
 			return strdup(path);
 	}
 	return strdup(fallback);
+}
+
+void arglist_add(struct arglist *l, const char *arg)
+{
+	char **grown = realloc(l->argv, (l->argc + 2) * sizeof(*grown));
+
+	if (!grown)
+		fatal("out of memory");
+	grown[l->argc++] = (char *)arg;
+	grown[l->argc] = NULL;
+	l->argv = grown;
+}
+
+void arglist_add_option(struct arglist *l, const char *option, const char *value)
+{
+	if (!value)
+		return;
+	arglist_add(l, option);
+	arglist_add(l, value);
+}
+
+void arglist_free(struct arglist *l)
+{
+	free(l->argv);
+	l->argv = NULL;
+	l->argc = 0;
 }

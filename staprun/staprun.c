@@ -113,6 +113,14 @@ static bool is_identifier(const char *s, size_t len)
 	return true;
 }
 
+/* getopt's optarg, which must not be empty: else the usage error MESSAGE. */
+static const char *nonempty_arg(const char *message)
+{
+	if (!*optarg)
+		usage_error("%s", message);
+	return optarg;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	long n;
@@ -130,9 +138,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->suppress_warnings = true;
 			break;
 		case 'c':
-			if (!*optarg)
-				usage_error("-c needs a command");
-			o->command = optarg;
+			o->command = nonempty_arg("-c needs a command");
 			break;
 		case 'x':
 			if (!parse_number(optarg, 1, INT_MAX, &n))
@@ -140,9 +146,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->target_pid = optarg;
 			break;
 		case 'o':
-			if (!*optarg)
-				usage_error("-o needs a file name");
-			o->output = optarg;
+			o->output = nonempty_arg("-o needs a file name");
 			break;
 		case 'b':
 			if (!parse_number(optarg, 1, 4095, &o->bufsize))
@@ -176,9 +180,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->reader_timeout = optarg;
 			break;
 		case 'd':
-			if (!*optarg)
-				usage_error("-d needs a module name, or '*'");
-			o->remove = optarg;
+			o->remove = nonempty_arg("-d needs a module name, or '*'");
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -518,61 +520,36 @@ static void explain_insert_error(int err, const char *path, const char *name)
 
 /* ---- loading ---- */
 
-static void add_arg(char ***argv, int *n, const char *arg)
-{
-	char **grown = realloc(*argv, (*n + 2) * sizeof(*grown));
-
-	if (!grown)
-		fatal("out of memory");
-	grown[(*n)++] = (char *)arg;
-	grown[*n] = NULL;
-	*argv = grown;
-}
-
 /* Hands the session to stapio, which keeps this process (and its id). */
 static int exec_stapio(const struct options *o, const char *name, bool loaded)
 {
 	char *stapio = sibling_program("stapio", STAPIO_PATH);
-	char **argv = NULL;
-	int n = 0;
+	struct arglist args = { 0 };
 
-	add_arg(&argv, &n, "stapio");
+	arglist_add(&args, "stapio");
 	for (int i = 0; i < verbosity; i++)
-		add_arg(&argv, &n, "-v");
+		arglist_add(&args, "-v");
 	if (o->suppress_warnings)
-		add_arg(&argv, &n, "-w");
-	if (o->command) {
-		add_arg(&argv, &n, "-c");
-		add_arg(&argv, &n, o->command);
-	}
-	if (o->target_pid) {
-		add_arg(&argv, &n, "-x");
-		add_arg(&argv, &n, o->target_pid);
-	}
-	if (o->output) {
-		add_arg(&argv, &n, "-o");
-		add_arg(&argv, &n, o->output);
-	}
-	if (o->rotate) {
-		add_arg(&argv, &n, "-S");
-		add_arg(&argv, &n, o->rotate);
-	}
-	if (o->reader_timeout) {
-		add_arg(&argv, &n, "-T");
-		add_arg(&argv, &n, o->reader_timeout);
-	}
+		arglist_add(&args, "-w");
+	arglist_add_option(&args, "-c", o->command);
+	arglist_add_option(&args, "-x", o->target_pid);
+	arglist_add_option(&args, "-o", o->output);
+	arglist_add_option(&args, "-S", o->rotate);
+	arglist_add_option(&args, "-T", o->reader_timeout);
 	if (o->background)
-		add_arg(&argv, &n, "-D");
+		arglist_add(&args, "-D");
 	if (o->leave_running)
-		add_arg(&argv, &n, "-L");
+		arglist_add(&args, "-L");
 	if (o->attach)
-		add_arg(&argv, &n, "-A");
-	add_arg(&argv, &n, name);
+		arglist_add(&args, "-A");
+	arglist_add(&args, name);
 	say(1, "starting %s", stapio);
-	execv(stapio, argv);
+	execv(stapio, args.argv);
 	fprintf(stderr, "ERROR: cannot run %s: %s\n", stapio, strerror(errno));
 	if (loaded && syscall(SYS_delete_module, name, O_NONBLOCK) != 0)
 		fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name, strerror(errno));
+	arglist_free(&args);
+	free(stapio);
 	return 1;
 }
 

@@ -52,4 +52,14 @@ bool ensure_debugfs_mounted(void);
 /* NAME beside the running program (a build tree), or FALLBACK (the installed path). */
 char *sibling_program(const char *name, const char *fallback);
 
+/* A command line for execv(): argv[argc] is NULL; the strings are the caller's, not copied. */
+struct arglist {
+	char **argv;
+	int argc;
+};
+void arglist_add(struct arglist *l, const char *arg);
+/* OPTION VALUE ("-o", "out.txt"), when there is a VALUE; nothing when it is NULL. */
+void arglist_add_option(struct arglist *l, const char *option, const char *value);
+void arglist_free(struct arglist *l);	/* the vector only */
+
 #endif

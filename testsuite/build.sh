@@ -65,6 +65,7 @@ PROBE_KERNEL_READ uaccess.h probe_kernel_read\(
 GET_KRETPROBE kprobes.h kretprobe \*get_kretprobe\(
 GET_RANDOM_U32_BELOW random.h u32 get_random_u32_below\(
 TASK_WORK_CANCEL_FUNC task_work.h task_work_cancel_func\(struct task_struct \*, task_work_func_t\)
+LIST_SORT_CONST list_sort.h ^[[:space:]]*const struct list_head \*, const struct list_head \*\);
 TASK_WORK_CANCEL_CB task_work.h ^bool task_work_cancel\(struct task_struct \*task, struct callback_head \*cb\)
 EOF
 	if [ ${#wrong[@]} -eq 0 ]; then

@@ -377,6 +377,74 @@ static void test_pmap(void)
 		      .nkeys = 1, .value_type = STP_TYPE_LONG, .max_entries = 1 }) == NULL);
 }
 
+/* The map's (long, string) keys in iteration order, as "1a,2b". */
+static const char *order2(struct stp_map *m)
+{
+	static char buf[512];
+	struct stp_map_entry *e;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (e = stp_map_first(m); e && n < sizeof(buf) - 40; e = stp_map_next(m, e))
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%lld%s", n ? "," : "",
+			      (long long)stp_entry_key_long(e, 0), stp_entry_key_string(e, 1));
+	return buf;
+}
+
+static void test_wildcards(void)
+{
+	struct stp_stat_desc sd = { .hist = STP_HIST_NONE };
+	struct stp_map_desc d = { .nkeys = 2, .key_types = { STP_TYPE_LONG, STP_TYPE_STRING },
+				  .value_type = STP_TYPE_LONG, .max_entries = 8 };
+	struct stp_map_desc ds = { .nkeys = 2, .key_types = { STP_TYPE_LONG, STP_TYPE_STRING },
+				   .value_type = STP_TYPE_STATS, .max_entries = 8, .stat = &sd };
+	static const struct { s64 k; const char *s; } rows[] = {
+		{ 1, "a" }, { 2, "a" }, { 1, "b" }, { 3, "c" }, { 2, "b" },
+	};
+	struct stp_map *m = stp_map_alloc(&d);
+	struct stp_pmap *p;
+	union stp_key k[2];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		k[0] = LKEY(rows[i].k);
+		k[1] = SKEY(rows[i].s);
+		stp_map_insert(m, k);
+	}
+	k[0] = LKEY(0);
+	k[1] = SKEY("b");
+	CHECK("[*, \"b\"] in a", stp_map_exists_matching(m, &d, k, 0x2) &&
+				  !stp_map_exists_matching(m, &d, k, 0x3));
+	k[0] = LKEY(3);
+	k[1] = SKEY("zz");
+	CHECK("[3, *] in a", stp_map_exists_matching(m, &d, k, 0x1));
+	k[1] = SKEY("b");
+	stp_delete_matching(m, NULL, &d, k, 0x2);
+	CHECK("delete a[*, \"b\"] keeps the others in order",
+	      strcmp(order2(m), "1a,2a,3c") == 0 && stp_map_size(m) == 3);
+	k[0] = LKEY(7);
+	stp_delete_matching(m, NULL, &d, k, 0x1);
+	CHECK("delete of a pattern that matches nothing", stp_map_size(m) == 3);
+	stp_delete_matching(m, NULL, &d, k, 0);
+	CHECK("delete a[*, *] empties the array", stp_map_size(m) == 0 && !stp_map_first(m));
+	stp_map_free(m);
+
+	nr_cpu_ids = 2;
+	stp_stat_desc_init(&sd);
+	p = stp_pmap_alloc(&ds);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		stp_unit_cpu = i % 2;
+		k[0] = LKEY(rows[i].k);
+		k[1] = SKEY(rows[i].s);
+		stp_pmap_add(p, k, 1);
+	}
+	k[0] = LKEY(1);
+	stp_delete_matching(stp_pmap_aggregate(p), p, &ds, k, 0x1);
+	CHECK("delete s[1, *] of statistics goes from every CPU",
+	      strcmp(order2(stp_pmap_aggregate(p)), "2b,2a,3c") == 0);
+	stp_pmap_free(p);
+}
+
 int main(void)
 {
 	test_basic();
@@ -387,6 +455,7 @@ int main(void)
 	test_sort_values();
 	test_big();
 	test_pmap();
+	test_wildcards();
 	if (failures)
 		printf("%d unit check(s) failed\n", failures);
 	puts("unit finished");
