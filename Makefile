@@ -52,7 +52,7 @@ staprun/%.o: staprun/%.c staprun/staprun.h runtime/transport_msgs.h config.mk
 		-DSTAPIO_PATH='"$(pkglibexecdir)/stapio"' -DSTAPRUN_PATH='"$(bindir)/staprun"' \
 		-c -o $@ $<
 
-# The test suite: every layer of DESIGN.md that exists; ends with "N passed, N failed".
+# The test suite: every layer of doc/testing.md; ends with "N passed, N failed".
 check: all
 	testsuite/run-tests
 

@@ -10,9 +10,10 @@
 # checks that the probe counted exactly the workload's N calls.
 #
 # The guest is emulated (TCG: KVM does not work here), so the absolute times are the
-# emulator's; the ratio is what compares.  Debian's stap cannot build modules for this
-# kernel (its pass 4 fails against the 6.1 headers, DESIGN.md), so unlike the other
-# benchmarks there is no reference run of the same probe built by it.
+# emulator's; the ratio is what compares.  Debian's stap 4.8 as packaged cannot build
+# modules for this kernel (its pass 4 fails against the 6.1 headers: doc/testing.md,
+# "Benchmarks"), so unlike the other benchmarks there is no reference run of the same
+# probe built by it.
 #
 # usage: bench/probe-overhead.sh [ROUNDS [N]]   (ROUNDS defaults to 5, N to 200000)
 source "$(dirname "$0")/lib.sh"
