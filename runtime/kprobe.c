@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kprobe.c - kprobe.* probes: a kprobe on a function entry or an absolute address, or a
- * kretprobe on a function's return.
+ * kprobe.c - kprobes and kretprobes: kprobe.* probes (a function's entry, an absolute
+ * address, a function's return) and the DWARF family's (kernel.function(...),
+ * module(...).statement(...): a symbol and an offset from it, which pass 2 chose so that
+ * the kernel finds the symbol by name whatever KASLR or a module's load address).
  *
  * Functions are found by name when the session starts ("name", or "module:name" for a
  * module's, which the kernel resolves only while that module is loaded), so a missing
@@ -16,6 +18,7 @@
 struct stp_kprobe_probe {
 	const struct stp_probe *probe;
 	const char *symbol;		/* "name" or "module:name"; NULL: at address */
+	unsigned long offset;		/* from the symbol */
 	unsigned long address;
 	bool is_return;
 	int maxactive;			/* <= 0: the kernel's default */
@@ -74,9 +77,10 @@ static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
 	struct kprobe *kp = k->is_return ? &k->u.krp.kp : &k->u.kp;
 
 	memset(&k->u, 0, sizeof(k->u));
-	if (k->symbol)
+	if (k->symbol) {
 		kp->symbol_name = k->symbol;
-	else
+		kp->offset = k->offset;
+	} else
 		kp->addr = (kprobe_opcode_t *)k->address;
 	if (!k->is_return) {
 		kp->pre_handler = stp_kprobe_pre_handler;

@@ -501,7 +501,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 static void add_listed(struct elaborator *el, char *name, struct probe_point *alias_point)
 {
 	el->listed = xrealloc(el->listed, (el->nlisted + 1) * sizeof(*el->listed));
-	el->listed[el->nlisted++] = (struct listed_point){ name, alias_point };
+	el->listed[el->nlisted++] = (struct listed_point){ name, alias_point, NULL };
 }
 
 struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,

@@ -518,8 +518,9 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 
 		if (i > 0 && strcmp(lp->name, el.listed[i - 1].name) == 0)
 			continue;
-		vars = locals && lp->alias_point ? alias_locals(s, pp, user, lp->alias_point) :
-						   xstrdup("");
+		vars = !locals ? xstrdup("") :
+		       lp->variables ? xstrdup(lp->variables) :
+		       lp->alias_point ? alias_locals(s, pp, user, lp->alias_point) : xstrdup("");
 		strlist_add(&lines, xasprintf("%s%s", lp->name, vars));
 		free(vars);
 	}

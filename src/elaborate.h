@@ -17,11 +17,13 @@
 
 struct kernel_symbols;
 struct tapset_index;
+struct debuginfo;
 
 /* -l/-L: a point's name, and for an alias the point that elaborates it (for -L). */
 struct listed_point {
 	char *name;
 	struct probe_point *alias_point;
+	char *variables;		/* -L: " $name:type ..." a family found, or NULL */
 };
 
 struct elaborator {
@@ -30,6 +32,7 @@ struct elaborator {
 	struct program *prog;
 	struct tapset_index *tapsets;
 	struct kernel_symbols *kernel;	/* the target's symbol table, loaded when needed */
+	struct debuginfo *debuginfo;	/* the target's DWARF (dwarf.h), opened when needed */
 	int errors;			/* semantic_error() counts them */
 	struct token *resolving;	/* the probe point being resolved, for context */
 	bool resolving_shown;

@@ -48,5 +48,6 @@ extern const struct probe_family begin_end_family;
 extern const struct probe_family timer_family;
 extern const struct probe_family kprobe_family;
 extern const struct probe_family procfs_family;
+extern const struct probe_family dwarf_family;
 
 #endif

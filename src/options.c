@@ -77,6 +77,10 @@ static const char usage_text[] =
 "   -F            flight recorder: with -o, run in the background and print the\n"
 "                 pid; without, load the probes, start them and detach\n"
 "                 (staprun -A MODULE attaches again)\n"
+"   --prologue-searching[=WHEN]\n"
+"                 where function probes go: after the prologue (always, the\n"
+"                 default WHEN), at the entry (never), or after the prologue only\n"
+"                 in code compiled without optimization (auto, the default)\n"
 "   --vm          run pass 5 in a disposable virtual machine booting the kernel\n"
 "                 built for (-r; by default the configured reference kernel);\n"
 "                 output streams here, Ctrl-C reaches the script, and -o files\n"
@@ -104,6 +108,7 @@ enum long_only_options {
 	OPT_DUMP_PROBE_ALIASES,
 	OPT_DUMP_FUNCTIONS,
 	OPT_VM,
+	OPT_PROLOGUE_SEARCHING,
 };
 
 static const struct option long_options[] = {
@@ -121,6 +126,7 @@ static const struct option long_options[] = {
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "vm", no_argument, NULL, OPT_VM },
+	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -305,6 +311,19 @@ static long parse_count(const char *arg, long min, long max, const char *option,
 	return n;
 }
 
+/* --prologue-searching[=never|always|auto]: where function probes go (dwarf.h) */
+static int parse_prologue_searching(const char *when)
+{
+	static const char *const modes[] = { "auto", "always", "never" };	/* enum dw_prologue */
+
+	if (!when)
+		return 1;	/* always */
+	for (int i = 0; i < 3; i++)
+		if (strcmp(when, modes[i]) == 0)
+			return i;
+	usage_error("Invalid --prologue-searching '%s' (should be never, always or auto).", when);
+}
+
 /* -S SIZE[,N]: megabytes per output file, and how many files to keep. */
 static void check_switch_option(const char *arg)
 {
@@ -437,6 +456,9 @@ void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case 'F':
 			s->flight_recorder = true;
+			break;
+		case OPT_PROLOGUE_SEARCHING:
+			s->prologue_searching = parse_prologue_searching(optarg);
 			break;
 		case OPT_VM:
 			s->vm = true;

@@ -19,6 +19,7 @@ const struct probe_family *const probe_families[] = {
 	&timer_family,
 	&procfs_family,
 	&kprobe_family,
+	&dwarf_family,
 	NULL,
 };
 

@@ -451,6 +451,7 @@ struct session {
 	const char *kernel_release;	/* -r REL */
 	const char *kernel_build_dir;	/* /lib/modules/REL/build, or -r DIR */
 	const char *compat_version;	/* --compatible=VERSION: systemtap_v */
+	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
 
 	/* module build */
 	const char *module_name;	/* -m */
@@ -479,6 +480,7 @@ struct session {
 /* options.c: the command line into S (exits on a usage error, -h, -V, --clean-cache) */
 void parse_options(struct session *s, int argc, char **argv);
 bool verbose_at(struct session *s, int pass, int level);
+double now_ms(void);
 const char *kernel_arch(void);
 
 /* ------------------------------------------------------------------ */

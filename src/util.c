@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef STAP_FUZZING
@@ -499,6 +500,15 @@ const char *kernel_arch(void)
 	if (starts_with(u.machine, "arm"))
 		return "arm";
 	return u.machine;
+}
+
+/* Milliseconds of the monotonic clock, for -v's timings of steps within a pass. */
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 bool verbose_at(struct session *s, int pass, int level)

@@ -1,0 +1,222 @@
+/*
+ * ctype_dwarf.c - the C type model read from DWARF type DIEs.
+ *
+ * Each type DIE becomes one struct ctype, made the first time it is asked for and kept
+ * (keyed by its Dwarf and offset), so recursive types (a struct with a pointer to
+ * itself) end.  A struct's members are read when first needed.
+ */
+#include "ctype.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dwarf_type {
+	Dwarf *dwarf;
+	Dwarf_Off offset;
+	struct ctype *type;
+};
+
+static struct {
+	struct dwarf_type *slots;
+	size_t capacity, used;
+} types;
+
+static struct ctype **slot_for(Dwarf *dw, Dwarf_Off offset, bool *found)
+{
+	size_t i;
+
+	if ((types.used + 1) * 2 > types.capacity) {
+		struct dwarf_type *old = types.slots;
+		size_t old_capacity = types.capacity;
+
+		types.capacity = old_capacity ? old_capacity * 2 : 1024;
+		types.slots = xcalloc(types.capacity, sizeof(*types.slots));
+		types.used = 0;
+		for (size_t k = 0; k < old_capacity; k++)
+			if (old[k].type) {
+				bool seen;
+
+				*slot_for(old[k].dwarf, old[k].offset, &seen) = old[k].type;
+			}
+		free(old);
+	}
+	i = hash64(&offset, sizeof(offset), (uint64_t)(uintptr_t)dw) % types.capacity;
+	for (; types.slots[i].type; i = (i + 1) % types.capacity)
+		if (types.slots[i].dwarf == dw && types.slots[i].offset == offset) {
+			*found = true;
+			return &types.slots[i].type;
+		}
+	*found = false;
+	types.used++;
+	types.slots[i].dwarf = dw;
+	types.slots[i].offset = offset;
+	return &types.slots[i].type;
+}
+
+static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, type);
+}
+
+static void read_members(struct ctype *t);
+static const struct ctype_reader dwarf_reader = { .read_members = read_members };
+
+static uint64_t die_udata(Dwarf_Die *die, int name, uint64_t fallback)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word value;
+
+	if (dwarf_attr_integrate(die, name, &attr) && dwarf_formudata(&attr, &value) == 0)
+		return value;
+	return fallback;
+}
+
+/* The element count of an array type (its first dimension times the others'). */
+static int64_t array_count(Dwarf_Die *die)
+{
+	Dwarf_Die child;
+	int64_t count = -1;
+
+	if (dwarf_child(die, &child) != 0)
+		return -1;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word n;
+		int64_t dim = -1;
+
+		if (dwarf_tag(&child) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_attr(&child, DW_AT_count, &attr) && dwarf_formudata(&attr, &n) == 0)
+			dim = (int64_t)n;
+		else if (dwarf_attr(&child, DW_AT_upper_bound, &attr) &&
+			 dwarf_formudata(&attr, &n) == 0)
+			dim = (int64_t)n + 1;
+		count = count < 0 ? dim : dim < 0 ? -1 : count * dim;
+		if (dim < 0)
+			return -1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return count;
+}
+
+struct ctype *ctype_of_die(Dwarf_Die *die)
+{
+	bool found;
+	struct ctype **slot, *t;
+	Dwarf_Die target;
+	Dwarf_Die *d = xmalloc(sizeof(*d));
+
+	if (!die) {
+		free(d);
+		return NULL;
+	}
+	slot = slot_for(dwarf_cu_getdwarf(die->cu), dwarf_dieoffset(die), &found);
+	if (found) {
+		free(d);
+		return *slot;
+	}
+	t = *slot = xcalloc(1, sizeof(*t));
+	*d = *die;
+	t->origin = d;
+	t->reader = &dwarf_reader;
+	t->name = dwarf_diename(die);
+	t->size = die_udata(die, DW_AT_byte_size, 0);
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type: {
+		uint64_t encoding = die_udata(die, DW_AT_encoding, 0);
+
+		t->kind = CT_BASE;
+		t->is_signed = encoding == DW_ATE_signed || encoding == DW_ATE_signed_char;
+		t->is_float = encoding == DW_ATE_float;
+		break;
+	}
+	case DW_TAG_enumeration_type:
+		t->kind = CT_ENUM;
+		t->is_signed = true;
+		break;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		t->kind = CT_POINTER;
+		if (!t->size)
+			t->size = sizeof(void *);
+		break;
+	case DW_TAG_array_type:
+		t->kind = CT_ARRAY;
+		t->count = array_count(die);
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+		t->kind = CT_STRUCT;
+		t->incomplete = dwarf_hasattr(die, DW_AT_declaration);
+		break;
+	case DW_TAG_union_type:
+		t->kind = CT_UNION;
+		t->incomplete = dwarf_hasattr(die, DW_AT_declaration);
+		break;
+	case DW_TAG_typedef:
+		t->kind = CT_TYPEDEF;
+		break;
+	case DW_TAG_const_type:
+		t->kind = CT_CONST;
+		break;
+	case DW_TAG_volatile_type:
+		t->kind = CT_VOLATILE;
+		break;
+	case DW_TAG_restrict_type:
+		t->kind = CT_RESTRICT;
+		break;
+	case DW_TAG_subroutine_type:
+		t->kind = CT_FUNCTION;
+		break;
+	default:
+		t->kind = CT_VOID;
+		break;
+	}
+	if (t->kind != CT_BASE && type_of(die, &target))
+		t->target = ctype_of_die(&target);
+	if (t->kind == CT_ARRAY && t->target && t->count >= 0 && !t->size)
+		t->size = t->count * ctype_resolve(t->target)->size;
+	if ((t->kind == CT_TYPEDEF || t->kind == CT_CONST || t->kind == CT_VOLATILE ||
+	     t->kind == CT_RESTRICT) && t->target && !t->size)
+		t->size = t->target->size;
+	return t;
+}
+
+struct ctype *ctype_of_variable(Dwarf_Die *var)
+{
+	Dwarf_Die type;
+
+	return type_of(var, &type) ? ctype_of_die(&type) : NULL;
+}
+
+static void read_members(struct ctype *t)
+{
+	Dwarf_Die *die = t->origin, child;
+
+	if (!die || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		struct ctype_member m = { 0 };
+		Dwarf_Attribute attr;
+		Dwarf_Word value;
+
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		m.name = dwarf_diename(&child);
+		m.type = ctype_of_variable(&child);
+		if (dwarf_attr(&child, DW_AT_data_member_location, &attr) &&
+		    dwarf_formudata(&attr, &value) == 0)
+			m.offset = value;
+		if (dwarf_attr(&child, DW_AT_data_bit_offset, &attr) &&
+		    dwarf_formudata(&attr, &value) == 0) {
+			m.offset = value / 8;
+			m.bit_offset = value % 8;
+		}
+		m.bit_size = (int)die_udata(&child, DW_AT_bit_size, 0);
+		t->members = xrealloc(t->members, (t->nmembers + 1) * sizeof(*t->members));
+		t->members[t->nmembers++] = m;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}

@@ -1,0 +1,544 @@
+/*
+ * debuginfo.c - where the target kernel's DWARF is, opened with libdwfl.
+ *
+ * The kernel's: the first of /usr/lib/debug/boot/vmlinux-REL,
+ * /usr/lib/debug/lib/modules/REL/vmlinux, BUILD/vmlinux, /boot/vmlinux-REL that has a
+ * .debug_info section (Debian's linux-image-REL-dbg installs the first two).  A module's:
+ * NAME.ko (or NAME.ko.debug) under /usr/lib/debug/lib/modules/REL, then under
+ * /lib/modules/REL, '-' and '_' alike in names.  Each file is reported to its own
+ * libdwfl session "offline", which lays out a module's sections and relocates its DWARF.
+ *
+ * From each file's ELF symbol table, read once: the function symbols (for -l's functions
+ * without DWARF, and "symbol+offset" anchors), which names are exported, and the text
+ * kprobes may not touch: the .init/.exit sections, the kernel's entry, irqentry,
+ * softirqentry, noinstr and kprobes text, and the functions of its own kprobe blocklist
+ * (NOKPROBE_SYMBOL, the _kprobe_blacklist table).
+ */
+#include "dwarf.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct debuginfo *debuginfo_open(struct session *s)
+{
+	struct debuginfo *di = xcalloc(1, sizeof(*di));
+
+	di->session = s;
+	di->release = xstrdup(s->kernel_release);
+	return di;
+}
+
+/* ---- files ---- */
+
+/* Whether PATH is an ELF file with DWARF. */
+static bool has_dwarf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr shdr;
+			const char *name;
+
+			if (gelf_getshdr(scn, &shdr) && (name = elf_strptr(elf, shstrndx, shdr.sh_name)))
+				found = strcmp(name, ".debug_info") == 0 && shdr.sh_type != SHT_NOBITS;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static char *find_kernel(struct debuginfo *di)
+{
+	const char *rel = di->release;
+	char *candidates[] = {
+		xasprintf("/usr/lib/debug/boot/vmlinux-%s", rel),
+		xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux", rel),
+		xasprintf("%s/vmlinux", di->session->kernel_build_dir),
+		xasprintf("/boot/vmlinux-%s", rel),
+	};
+	char *found = NULL;
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		if (!found && has_dwarf(candidates[i]))
+			found = candidates[i];
+		else
+			free(candidates[i]);
+	}
+	return found;
+}
+
+/* A module's name from its file: "dm-mod.ko.debug" is dm_mod. */
+static char *module_name_of(const char *file)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	char *name = xstrndup(base, strcspn(base, "."));
+
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static void scan_modules(struct strlist *paths, const char *dir, int depth)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *path;
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && is_dir(path)))
+			scan_modules(paths, path, depth + 1);
+		else if ((len > 3 && strcmp(e->d_name + len - 3, ".ko") == 0) ||
+			 (len > 9 && strcmp(e->d_name + len - 9, ".ko.debug") == 0))
+			strlist_add(paths, path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* Every module file of the release: the debuginfo folder's first, then the installed. */
+static void scan_all_modules(struct debuginfo *di)
+{
+	char *dirs[] = {
+		xasprintf("/usr/lib/debug/lib/modules/%s", di->release),
+		xasprintf("/lib/modules/%s/kernel", di->release),
+		xasprintf("/lib/modules/%s/updates", di->release),
+		xasprintf("/lib/modules/%s/extra", di->release),
+	};
+
+	if (di->modules_scanned)
+		return;
+	di->modules_scanned = true;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		scan_modules(&di->module_paths, dirs[i], 0);
+		free(dirs[i]);
+	}
+}
+
+struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern)
+{
+	struct strlist names = { 0 };
+	char *wanted = xstrdup(pattern);
+
+	for (char *p = wanted; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	scan_all_modules(di);
+	for (int i = 0; i < di->module_paths.count; i++) {
+		char *name = module_name_of(di->module_paths.items[i]);
+		bool seen = false;
+
+		for (int k = 0; k < names.count && !seen; k++)
+			seen = strcmp(names.items[k], name) == 0;
+		if (!seen && fnmatch(wanted, name, 0) == 0)
+			strlist_add(&names, name);
+		free(name);
+	}
+	if (names.count)
+		qsort(names.items, names.count, sizeof(*names.items), compare_strings);
+	free(wanted);
+	return names;
+}
+
+char *debuginfo_missing(struct debuginfo *di)
+{
+	return xasprintf("missing %s kernel/module debuginfo" MAN_PAGE("warning::debuginfo")
+			 " under '%s' (Debian's linux-image-%s-dbg has it)", kernel_arch(),
+			 di->session->kernel_build_dir, di->release);
+}
+
+/* ---- opening a file with libdwfl ---- */
+
+/* The file reported is the one with DWARF: no separate debuginfo to look for. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				 Dwarf_Addr base, const char *file_name,
+				 const char *debuglink_file, GElf_Word debuglink_crc,
+				 char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = no_separate_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int compare_symbols(const void *a, const void *b)
+{
+	const struct dw_symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->function != y->function)		/* a function before others at its address */
+		return x->function ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int compare_ranges(const void *a, const void *b)
+{
+	const struct dw_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void add_range(struct dw_range **ranges, int *count, uint64_t start, uint64_t end,
+		      const char *why)
+{
+	if (end <= start)
+		return;
+	*ranges = xrealloc(*ranges, (*count + 1) * sizeof(**ranges));
+	(*ranges)[(*count)++] = (struct dw_range){ start, end, why };
+}
+
+static void block(struct dw_module *m, uint64_t start, uint64_t end, const char *why)
+{
+	add_range(&m->blocked, &m->nblocked, start, end, why);
+}
+
+static bool name_listed(const char **sorted, int count, const char *name)
+{
+	return bsearch(&name, sorted, count, sizeof(*sorted), compare_strings) != NULL;
+}
+
+/* A growing array of borrowed names (they point into the ELF's string table). */
+struct names {
+	const char **items;
+	int count, cap;
+};
+
+static void add_name(struct names *l, const char *name)
+{
+	if (l->count == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
+	}
+	l->items[l->count++] = name;
+}
+
+/* The named symbols: functions by address, every name sorted (uniqueness, exports). */
+static void read_symbols(struct dw_module *m)
+{
+	int n = dwfl_module_getsymtab(m->dwfl_module), symbols_cap = 0;
+	struct names names = { 0 }, exported = { 0 };
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->dwfl_module, i, &sym, &addr, &shndx,
+							   NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE)
+			continue;
+		add_name(&names, name);
+		if (starts_with(name, "__ksymtab_"))
+			add_name(&exported, name + strlen("__ksymtab_"));
+		if (m->nsymbols == symbols_cap) {
+			symbols_cap = symbols_cap ? symbols_cap * 2 : 1024;
+			m->symbols = xrealloc(m->symbols, symbols_cap * sizeof(*m->symbols));
+		}
+		m->symbols[m->nsymbols++] = (struct dw_symbol){
+			.name = name, .addr = addr, .size = sym.st_size, .function = type == STT_FUNC,
+		};
+	}
+	if (names.count)
+		qsort(names.items, names.count, sizeof(*names.items), compare_strings);
+	if (exported.count)
+		qsort(exported.items, exported.count, sizeof(*exported.items), compare_strings);
+	for (int i = 0; i < m->nsymbols; i++) {
+		struct dw_symbol *s = &m->symbols[i];
+		const char **at = bsearch(&s->name, names.items, names.count, sizeof(*names.items),
+					  compare_strings);
+
+		s->unique = at && (at == names.items || strcmp(at[-1], s->name) != 0) &&
+			    (at + 1 == names.items + names.count || strcmp(at[1], s->name) != 0);
+		s->exported = name_listed(exported.items, exported.count, s->name);
+	}
+	if (m->nsymbols)
+		qsort(m->symbols, m->nsymbols, sizeof(*m->symbols), compare_symbols);
+	m->names = names.items;
+	m->nnames = names.count;
+	m->exported = exported.items;
+	m->nexported = exported.count;
+}
+
+static const struct dw_symbol *symbol_named(struct dw_module *m, const char *name)
+{
+	for (int i = 0; i < m->nsymbols; i++)
+		if (strcmp(m->symbols[i].name, name) == 0)
+			return &m->symbols[i];
+	return NULL;
+}
+
+/* The kernel's own kprobe blocklist: NOKPROBE_SYMBOL()'s table of function addresses. */
+static void block_nokprobe_functions(struct dw_module *m)
+{
+	const struct dw_symbol *start = symbol_named(m, "__start_kprobe_blacklist");
+	const struct dw_symbol *stop = symbol_named(m, "__stop_kprobe_blacklist");
+	Elf_Scn *scn = NULL;
+
+	if (!start || !stop || stop->addr <= start->addr)
+		return;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
+		    start->addr < shdr.sh_addr || stop->addr > shdr.sh_addr + shdr.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (uint64_t a = start->addr; data && a + 8 <= stop->addr; a += 8) {
+			uint64_t function;
+			const struct dw_symbol *f;
+
+			memcpy(&function, (char *)data->d_buf + (a - shdr.sh_addr), 8);
+			f = dw_symbol_at(m, function);
+			if (f && f->addr == function)
+				block(m, f->addr, f->addr + (f->size ? f->size : 1), "blocklisted");
+		}
+		return;
+	}
+}
+
+/* Text kprobes may not touch: sections by name, and the kernel's marked areas. */
+static void read_blocked_text(struct dw_module *m)
+{
+	static const char *const sections[] = {
+		".init.text", ".exit.text", ".noinstr.text", ".entry.text", ".kprobes.text",
+		".irqentry.text", ".softirqentry.text", NULL,
+	};
+	static const char *const areas[] = {
+		"__kprobes_text", "__entry_text", "__irqentry_text", "__softirqentry_text",
+		"__noinstr_text", NULL,
+	};
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(m->elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(m->elf, scn))) {
+			GElf_Shdr shdr;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
+			    !(name = elf_strptr(m->elf, shstrndx, shdr.sh_name)))
+				continue;
+			if (strcmp(name, ".text") == 0 && !m->text_start)
+				m->text_start = shdr.sh_addr;
+			add_range(&m->text, &m->ntext, shdr.sh_addr, shdr.sh_addr + shdr.sh_size,
+				  name);
+			for (int i = 0; sections[i]; i++)
+				if (strcmp(name, sections[i]) == 0)
+					block(m, shdr.sh_addr, shdr.sh_addr + shdr.sh_size,
+					      "blocklisted section");
+		}
+	}
+	for (int i = 0; areas[i]; i++) {
+		char *first = xasprintf("%s_start", areas[i]), *last = xasprintf("%s_end", areas[i]);
+		const struct dw_symbol *a = symbol_named(m, first), *b = symbol_named(m, last);
+
+		if (a && b)
+			block(m, a->addr, b->addr, "blocklisted section");
+		free(first);
+		free(last);
+	}
+	if (m->is_kernel) {
+		const struct dw_symbol *stext = symbol_named(m, "_stext");
+
+		if (stext)
+			m->text_start = stext->addr;
+		block_nokprobe_functions(m);
+	}
+	if (m->nblocked)
+		qsort(m->blocked, m->nblocked, sizeof(*m->blocked), compare_ranges);
+}
+
+static struct dw_module *open_module(struct debuginfo *di, const char *name, const char *path,
+				     bool is_kernel)
+{
+	struct dw_module *m = xcalloc(1, sizeof(*m));
+	double start = now_ms();
+
+	m->name = xstrdup(name);
+	m->path = xstrdup(path);
+	m->is_kernel = is_kernel;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		goto fail;
+	dwfl_report_begin(m->dwfl);
+	m->dwfl_module = dwfl_report_offline(m->dwfl, name, path, -1);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dwfl_module)
+		goto fail;
+	m->dwarf = dwfl_module_getdwarf(m->dwfl_module, &m->bias);
+	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
+	if (!m->dwarf || !m->elf)
+		goto fail;
+	read_symbols(m);
+	read_blocked_text(m);
+	m->session = di->session;
+	if (verbose_at(di->session, 2, 2))
+		fprintf(stderr, "Pass 2: read %s's debuginfo %s (%d symbols) in %.0f ms\n", name,
+			path, m->nsymbols, now_ms() - start);
+	return m;
+fail:
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->name);
+	free(m->path);
+	free(m);
+	return NULL;
+}
+
+struct dw_module *debuginfo_kernel(struct debuginfo *di)
+{
+	if (di->kernel)
+		return di->kernel;
+	if (!di->kernel_path)
+		di->kernel_path = find_kernel(di);
+	if (di->kernel_path)
+		di->kernel = open_module(di, "kernel", di->kernel_path, true);
+	return di->kernel;
+}
+
+struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
+{
+	char *wanted = module_name_of(name);
+	struct dw_module *m;
+
+	for (m = di->modules; m; m = m->next)
+		if (strcmp(m->name, wanted) == 0)
+			goto out;
+	scan_all_modules(di);
+	for (int i = 0; i < di->module_paths.count && !m; i++) {
+		char *candidate = module_name_of(di->module_paths.items[i]);
+
+		if (strcmp(candidate, wanted) == 0 && has_dwarf(di->module_paths.items[i]))
+			m = open_module(di, wanted, di->module_paths.items[i], false);
+		free(candidate);
+	}
+	if (m) {
+		m->next = di->modules;
+		di->modules = m;
+	}
+out:
+	free(wanted);
+	return m;
+}
+
+/* ---- symbols and the text kprobes may not touch ---- */
+
+/* The index of the last symbol at or before ADDR, or -1. */
+static int symbol_index_before(struct dw_module *m, uint64_t addr)
+{
+	int lo = 0, hi = m->nsymbols - 1, best = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (m->symbols[mid].addr <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+const struct dw_symbol *dw_symbol_at(struct dw_module *m, uint64_t addr)
+{
+	const struct dw_symbol *found = NULL;
+
+	/* a few symbols may share the address or lie inside the function (labels) */
+	for (int i = symbol_index_before(m, addr); i >= 0 && !found; i--) {
+		const struct dw_symbol *s = &m->symbols[i];
+
+		if (s->function && addr < s->addr + (s->size ? s->size : 1))
+			found = s;
+		else if (s->function)
+			break;
+	}
+	return found;
+}
+
+const char *dw_blocked(struct dw_module *m, uint64_t addr)
+{
+	const char *why = NULL;
+
+	for (int i = 0; i < m->nblocked && m->blocked[i].start <= addr; i++)
+		if (addr < m->blocked[i].end && (!why || strcmp(why, "blocklisted") != 0))
+			why = m->blocked[i].why;
+	return why;
+}
+
+bool dw_in_text(struct dw_module *m, uint64_t addr)
+{
+	for (int i = 0; i < m->ntext; i++)
+		if (m->text[i].start <= addr && addr < m->text[i].end)
+			return true;
+	return false;
+}
+
+bool dw_name_unique(struct dw_module *m, const char *name)
+{
+	const char **at = bsearch(&name, m->names, m->nnames, sizeof(*m->names), compare_strings);
+
+	return at && (at == m->names || strcmp(at[-1], name) != 0) &&
+	       (at + 1 == m->names + m->nnames || strcmp(at[1], name) != 0);
+}
+
+bool dw_name_exported(struct dw_module *m, const char *name)
+{
+	return name_listed(m->exported, m->nexported, name);
+}
+
+/*
+ * The symbol to place a probe at ADDR from: the function holding it if its name is
+ * unique (the kernel finds a name's first symbol), else the nearest unique function
+ * before it in the same function-dense text.  The kernel's probes fall back on _stext.
+ */
+const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr)
+{
+	const struct dw_symbol *f = dw_symbol_at(m, addr);
+
+	if (f && f->unique)
+		return f;
+	for (int i = symbol_index_before(m, addr); i >= 0; i--) {
+		const struct dw_symbol *s = &m->symbols[i];
+
+		if (addr - s->addr >= (1u << 20))
+			break;
+		if (s->function && s->unique)
+			return s;
+	}
+	if (m->is_kernel)
+		return symbol_named(m, "_stext");
+	return NULL;
+}

@@ -1,0 +1,210 @@
+/*
+ * dwarf.h - the DWARF layer: the target kernel's debuginfo, through elfutils.
+ *
+ *   debuginfo.c    where the kernel's and its modules' debuginfo are, opened with
+ *                  libdwfl (which relocates a module's ET_REL DWARF); their ELF symbol
+ *                  tables, exported names and the text kprobes may not touch
+ *   dwarf_index.c  a module's function index: one pass over its compile units finds
+ *                  every function with code or inlined instances, for -l and matching
+ *   dwarf_query.c  probe point patterns (func@file:line, labels, statements) to the
+ *                  addresses where probes go, and the variables in scope there
+ *   ctype.c        the C type model (shared with BTF later) and its DWARF reader
+ *
+ * Addresses are link-time addresses of the module's debuginfo (for a module: as
+ * libdwfl lays out its sections); a probe is placed at run time as "symbol+offset", so
+ * KASLR and module load addresses do not matter.
+ */
+#ifndef DWARF_H
+#define DWARF_H
+
+#include "stap.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+struct session;
+struct dw_index;
+
+/* An ELF function symbol, or any named symbol (for choosing an anchor). */
+struct dw_symbol {
+	const char *name;
+	uint64_t addr, size;
+	bool function;		/* STT_FUNC */
+	bool unique;		/* no other symbol of the module has its name */
+	bool exported;		/* EXPORT_SYMBOL: __ksymtab_NAME exists */
+};
+
+/* Text a probe may not go in, and why (for the messages). */
+struct dw_range {
+	uint64_t start, end;
+	const char *why;	/* "blocklisted section", "blocklisted" */
+};
+
+/* One object with DWARF: the kernel (vmlinux) or one module. */
+struct dw_module {
+	char *name;		/* "kernel", or the module's name with '_' ("nf_tables") */
+	char *path;		/* the file its DWARF came from */
+	bool is_kernel;
+	Dwfl *dwfl;
+	Dwfl_Module *dwfl_module;
+	Elf *elf;		/* the debuginfo file (relocated by libdwfl for a module) */
+	Dwarf *dwarf;
+	Dwarf_Addr bias;	/* DWARF address + bias = address in symbols */
+	/* from the ELF symbol table, read once; by address */
+	struct dw_symbol *symbols;
+	int nsymbols;
+	const char **names;	/* of all symbols, sorted (duplicates kept) */
+	int nnames;
+	const char **exported;	/* the names EXPORT_SYMBOL exports, sorted */
+	int nexported;
+	struct dw_range *blocked;	/* sorted by start */
+	int nblocked;
+	struct dw_range *text;		/* the executable sections */
+	int ntext;
+	uint64_t text_start;	/* the kernel's _stext, a module's .text (anchors' fallback) */
+	struct dw_index *index;	/* built on first use */
+	struct session *session;
+	struct dw_module *next;
+};
+
+/* The target's debuginfo: the kernel, and the modules opened so far. */
+struct debuginfo {
+	struct session *session;
+	char *release;
+	char *kernel_path;	/* NULL: none found */
+	bool kernel_missing_said;
+	struct dw_module *kernel;
+	struct dw_module *modules;
+	struct strlist module_paths;	/* every module debuginfo file found (lazily) */
+	bool modules_scanned;
+};
+
+/* debuginfo.c */
+struct debuginfo *debuginfo_open(struct session *s);
+/* The kernel's DWARF, or NULL (the caller reports debuginfo_missing()). */
+struct dw_module *debuginfo_kernel(struct debuginfo *di);
+/* Module NAME's DWARF ('-' and '_' alike), or NULL. */
+struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
+/* The names of the modules with debuginfo matching PATTERN (fnmatch), sorted. */
+struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern);
+/* "missing x86_64 kernel/module debuginfo [man warning::debuginfo] under '...' (...)" */
+char *debuginfo_missing(struct debuginfo *di);
+/* The symbol whose [addr, addr+size) holds ADDR (functions first), or NULL. */
+const struct dw_symbol *dw_symbol_at(struct dw_module *m, uint64_t addr);
+/* Why ADDR may not be probed, or NULL. */
+const char *dw_blocked(struct dw_module *m, uint64_t addr);
+bool dw_in_text(struct dw_module *m, uint64_t addr);	/* in an executable section */
+/* A unique symbol at or before ADDR in its text to place a probe from: "symbol+offset". */
+const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr);
+bool dw_name_unique(struct dw_module *m, const char *name);
+bool dw_name_exported(struct dw_module *m, const char *name);
+
+/* ---- dwarf_index.c ---- */
+
+enum dw_function_flags {
+	DWF_OUT_OF_LINE = 1 << 0,	/* has an out-of-line copy: entry is its address */
+	DWF_INLINED = 1 << 1,		/* has inlined instances in probe-able text */
+	DWF_NO_DWARF = 1 << 2,		/* an ELF symbol without DWARF (no @file) */
+	DWF_EXPORTED = 1 << 3,
+	DWF_BLOCKED = 1 << 4,		/* every instance is in text kprobes may not touch */
+};
+
+/* One function of a module, as -l lists it: name@file:line. */
+struct dw_function {
+	const char *name;
+	const char *file;	/* the declaration's file, as the DWARF spells it; NULL */
+	int line;
+	Dwarf_Off cu;		/* the compile unit's DIE */
+	Dwarf_Off die;		/* the function's DIE (abstract for an inline one) */
+	uint64_t entry;		/* the out-of-line copy's address (DWF_OUT_OF_LINE) */
+	unsigned flags;
+	const char *why_blocked;	/* DWF_BLOCKED: as dw_blocked() says */
+};
+
+struct dw_index {
+	struct dw_function *functions;	/* sorted by name, file, line */
+	int nfunctions;
+};
+
+struct dw_index *dw_module_index(struct dw_module *m);
+
+/* The function DIEs of a unit, for the index and the queries: each named function
+ * (not an abstract origin's copy), each concrete out-of-line copy of an abstract one,
+ * and each inlined instance, with the offset of the DIE it is an instance of. */
+enum dw_unit_die { DW_UNIT_FUNCTION, DW_UNIT_COPY, DW_UNIT_INLINED };
+typedef void dw_unit_visitor(void *arg, Dwarf_Die *die, enum dw_unit_die what,
+			     Dwarf_Off origin);
+void dw_walk_unit(Dwarf_Die *cu, dw_unit_visitor *visit, void *arg);
+bool dw_die_entry(Dwarf_Die *die, uint64_t *addr);	/* entry pc, else first range */
+bool dw_die_has_code(Dwarf_Die *die);
+Dwarf_Off dw_die_origin(Dwarf_Die *die);		/* its abstract origin's offset, or 0 */
+
+/* ---- dwarf_query.c ---- */
+
+/* func[@file[:N | :N-M | :N,M-O | :* | +N]]: the parts of a function or statement pattern */
+struct dw_pattern {
+	char *function;		/* glob */
+	char *file;		/* glob, or NULL */
+	enum { DW_LINES_NONE, DW_LINES_ABSOLUTE, DW_LINES_RELATIVE, DW_LINES_ALL } lines;
+	int (*ranges)[2];	/* ABSOLUTE: inclusive ranges; RELATIVE: one offset in [0][0] */
+	int nranges;
+};
+/* NULL after saying what is wrong in *ERROR (for the caller to report). */
+struct dw_pattern *dw_parse_pattern(const char *text, char **error);
+bool dw_file_matches(const char *pattern, const char *file);
+
+enum dw_site_kind {
+	DW_SITE_ENTRY,		/* a function's out-of-line entry */
+	DW_SITE_INLINE,		/* an inlined instance's entry */
+	DW_SITE_STATEMENT,	/* a line's address */
+	DW_SITE_LABEL,		/* a label's address */
+	DW_SITE_SYMBOL,		/* an ELF symbol without DWARF */
+};
+
+/* A place a probe goes. */
+struct dw_site {
+	enum dw_site_kind kind;
+	struct dw_module *module;
+	const struct dw_function *function;	/* NULL for a statement found by file only */
+	uint64_t addr;		/* where the probe goes (link-time) */
+	uint64_t entry;		/* the function's (or instance's) entry */
+	Dwarf_Off cu;
+	Dwarf_Off scope;	/* the subprogram or inlined_subroutine holding addr */
+	const char *file;	/* of a statement or label: its line's file */
+	int line;
+	const char *label;	/* DW_SITE_LABEL */
+};
+
+enum dw_function_filter {
+	DW_ANY,			/* out-of-line and inlined instances */
+	DW_CALL,		/* .call: out-of-line only */
+	DW_INLINE,		/* .inline: inlined instances only */
+	DW_RETURN,		/* .return: out-of-line only (inlined ones have no return) */
+};
+
+/* What a query found, and what it saw but left out (for an exact name's messages). */
+struct dw_sites {
+	struct dw_site *sites;
+	int count;
+	const char *refused_name;	/* an exactly named function that was refused */
+	const char *refused_why;
+};
+
+enum dw_prologue { DW_PROLOGUE_AUTO, DW_PROLOGUE_ALWAYS, DW_PROLOGUE_NEVER };
+
+void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
+		       enum dw_function_filter filter, bool exported_only,
+		       enum dw_prologue prologue, struct dw_sites *out);
+void dw_statement_sites(struct dw_module *m, const struct dw_pattern *pat, bool nearest,
+			struct dw_sites *out);
+void dw_label_sites(struct dw_module *m, const struct dw_pattern *pat, const char *label,
+		    struct dw_sites *out);
+/* -l: one site per function PAT names, from the index alone (no address for inlines). */
+void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
+		      enum dw_function_filter filter, bool exported_only, struct dw_sites *out);
+/* The names of the module's functions, for "similar functions". */
+int dw_function_names(struct dw_module *m, const char ***names);
+/* " $name:type ..." of the variables in scope at a site (-L); "" if none. */
+char *dw_site_variables(const struct dw_site *site, bool with_return);
+
+#endif

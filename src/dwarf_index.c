@@ -1,0 +1,422 @@
+/*
+ * dwarf_index.c - a module's functions, found in one pass over its compile units.
+ *
+ * A function is listed (and matched by name and file) when it has an instance a probe
+ * can go to: an out-of-line copy (its own code, or a concrete copy of an inline
+ * function, e.g. foo.constprop.0), or an inlined instance, in text kprobes may touch.
+ * It is listed as name@file:line from its declaration; an assembler function (no
+ * declaration) from the line table at its entry.  The ELF function symbols that are no
+ * DWARF function's entry and no DWARF function's name (foo.cold, the static-call
+ * trampolines) are listed by name alone, as stap lists them.
+ *
+ * The pass reads only the DIEs of function bodies (never types), and drops libdw's
+ * per-unit caches every few dozen units: the vmlinux of the reference kernel (2172 units,
+ * 164 MB of .debug_info) takes about half a second and little memory beyond the file.
+ */
+#include "dwarf.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Units walked before libdw's caches of them (line tables, abbreviations) are dropped. */
+#define UNITS_PER_HANDLE 50
+
+/* ---- interned strings: file names outlive the libdw handle they came from ---- */
+
+struct interned {
+	char **slots;
+	size_t capacity, used;
+};
+
+static const char *intern(struct interned *t, const char *s)
+{
+	size_t i;
+
+	if ((t->used + 1) * 2 > t->capacity) {
+		struct interned bigger = { .capacity = t->capacity ? t->capacity * 2 : 1024 };
+
+		bigger.slots = xcalloc(bigger.capacity, sizeof(*bigger.slots));
+		for (size_t k = 0; k < t->capacity; k++)
+			if (t->slots[k])
+				intern(&bigger, t->slots[k]);
+		free(t->slots);
+		*t = bigger;
+	}
+	for (i = hash64(s, strlen(s), 0) % t->capacity; t->slots[i]; i = (i + 1) % t->capacity)
+		if (strcmp(t->slots[i], s) == 0)
+			return t->slots[i];
+	t->used++;
+	return t->slots[i] = xstrdup(s);
+}
+
+/* ---- one compile unit ---- */
+
+bool dw_die_entry(Dwarf_Die *die, uint64_t *addr)
+{
+	Dwarf_Addr entry, base, start, end;
+
+	if (dwarf_entrypc(die, &entry) == 0) {
+		*addr = entry;
+		return true;
+	}
+	if (dwarf_ranges(die, 0, &base, &start, &end) > 0) {
+		*addr = start;
+		return true;
+	}
+	return false;
+}
+
+bool dw_die_has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges) ||
+	       dwarf_hasattr(die, DW_AT_entry_pc);
+}
+
+Dwarf_Off dw_die_origin(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &origin))
+		return 0;
+	return dwarf_dieoffset(&origin);
+}
+
+struct unit_walk {
+	dw_unit_visitor *visit;
+	void *arg;
+};
+
+/* The inlined instances below DIE, at any depth of a function's body. */
+static void walk_bodies(struct unit_walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Off origin;
+
+		if (tag == DW_TAG_inlined_subroutine && (origin = dw_die_origin(&child)))
+			w->visit(w->arg, &child, DW_UNIT_INLINED, origin);
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_subprogram) && dwarf_haschildren(&child))
+			walk_bodies(w, &child, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void dw_walk_unit(Dwarf_Die *cu, dw_unit_visitor *visit, void *arg)
+{
+	struct unit_walk w = { visit, arg };
+	Dwarf_Die child;
+
+	if (dwarf_child(cu, &child) != 0)
+		return;
+	do {
+		Dwarf_Off origin;
+
+		if (dwarf_tag(&child) != DW_TAG_subprogram)
+			continue;
+		if ((origin = dw_die_origin(&child))) {
+			if (dw_die_has_code(&child))
+				visit(arg, &child, DW_UNIT_COPY, origin);
+		} else if (dwarf_diename(&child) && !dwarf_hasattr(&child, DW_AT_declaration)) {
+			visit(arg, &child, DW_UNIT_FUNCTION, 0);
+		}
+		if (dwarf_haschildren(&child))
+			walk_bodies(&w, &child, 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* A concrete instance: an out-of-line copy or an inlined one, of the function ORIGIN. */
+struct instance {
+	Dwarf_Off origin;
+	uint64_t addr;
+	bool inlined;
+};
+
+struct candidate {
+	Dwarf_Die die;
+	const char *name;
+	uint64_t entry;		/* its own code's entry, or 0 */
+};
+
+struct unit_functions {
+	struct dw_module *m;
+	struct instance *instances;
+	int ninstances, instances_cap;
+	struct candidate *candidates;
+	int ncandidates, candidates_cap;
+};
+
+struct index_build {
+	struct dw_module *m;
+	struct dw_index *ix;
+	int cap;
+	struct interned strings;
+	uint64_t *entries;	/* every out-of-line entry (sorted at the end) */
+	int nentries, entries_cap;
+};
+
+static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwarf_Off origin)
+{
+	struct unit_functions *w = arg;
+	uint64_t addr;
+
+	if (what == DW_UNIT_FUNCTION) {
+		struct candidate c = { .die = *die, .name = dwarf_diename(die) };
+
+		if (dw_die_has_code(die) && dw_die_entry(die, &addr))
+			c.entry = addr + w->m->bias;
+		if (w->ncandidates == w->candidates_cap) {
+			w->candidates_cap = w->candidates_cap ? w->candidates_cap * 2 : 256;
+			w->candidates = xrealloc(w->candidates,
+						 w->candidates_cap * sizeof(*w->candidates));
+		}
+		w->candidates[w->ncandidates++] = c;
+		return;
+	}
+	if (!dw_die_entry(die, &addr))
+		return;		/* an abstract instance tree's: no code */
+	if (w->ninstances == w->instances_cap) {
+		w->instances_cap = w->instances_cap ? w->instances_cap * 2 : 256;
+		w->instances = xrealloc(w->instances, w->instances_cap * sizeof(*w->instances));
+	}
+	w->instances[w->ninstances++] = (struct instance){ origin, addr + w->m->bias,
+							   what == DW_UNIT_INLINED };
+}
+
+static int compare_instances(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+
+	if (x->origin != y->origin)
+		return x->origin < y->origin ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int compare_origins(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static void add_entry(struct index_build *b, uint64_t addr)
+{
+	if (b->nentries == b->entries_cap) {
+		b->entries_cap = b->entries_cap ? b->entries_cap * 2 : 4096;
+		b->entries = xrealloc(b->entries, b->entries_cap * sizeof(*b->entries));
+	}
+	b->entries[b->nentries++] = addr;
+}
+
+static struct dw_function *new_function(struct index_build *b)
+{
+	if (b->ix->nfunctions == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 4096;
+		b->ix->functions = xrealloc(b->ix->functions, b->cap * sizeof(*b->ix->functions));
+	}
+	return memset(&b->ix->functions[b->ix->nfunctions++], 0, sizeof(struct dw_function));
+}
+
+/* Where an assembler function is: the line table's file and line at its entry. */
+static void line_at(Dwarf_Die *cu, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, addr);
+
+	if (l) {
+		*file = dwarf_linesrc(l, NULL, NULL);
+		dwarf_lineno(l, line);
+	}
+}
+
+/* Whether an instance at ADDR can be probed; else why not (NULL for "not text"). */
+static bool usable(struct dw_module *m, uint64_t addr, const char **why)
+{
+	*why = dw_blocked(m, addr);
+	return !*why && dw_in_text(m, addr);
+}
+
+/* The unit's candidates with an instance to probe become index entries. */
+static void add_unit_functions(struct index_build *b, struct unit_functions *w, Dwarf_Die *cu)
+{
+	struct dw_module *m = b->m;
+
+	qsort(w->instances, w->ninstances, sizeof(*w->instances), compare_instances);
+	for (int i = 0; i < w->ninstances; i++)
+		if (!w->instances[i].inlined)
+			add_entry(b, w->instances[i].addr);
+	for (int i = 0; i < w->ncandidates; i++) {
+		struct candidate *c = &w->candidates[i];
+		Dwarf_Off off = dwarf_dieoffset(&c->die);
+		struct instance key = { .origin = off };
+		struct instance *first = bsearch(&key, w->instances, w->ninstances,
+						 sizeof(*w->instances), compare_origins);
+		unsigned flags = 0, seen = 0;
+		const char *why = NULL, *file = NULL;
+		uint64_t entry = 0;
+		struct dw_function *f;
+		int line = 0;
+
+		/* bsearch found one of the origin's; back up to the first */
+		while (first && first > w->instances && first[-1].origin == off)
+			first--;
+		if (c->entry) {
+			seen++;
+			add_entry(b, c->entry);
+			if (usable(m, c->entry, &why)) {
+				flags |= DWF_OUT_OF_LINE;
+				entry = c->entry;
+			}
+		}
+		for (struct instance *in = first; in && in < w->instances + w->ninstances &&
+		     in->origin == off; in++) {
+			const char *blocked;
+
+			seen++;
+			if (!usable(m, in->addr, &blocked)) {
+				why = why ? why : blocked;
+				continue;
+			}
+			if (in->inlined) {
+				flags |= DWF_INLINED;
+			} else if (!(flags & DWF_OUT_OF_LINE)) {
+				flags |= DWF_OUT_OF_LINE;
+				entry = in->addr;
+			}
+		}
+		if (!seen)
+			continue;	/* never compiled: nothing to probe */
+		if (!(flags & (DWF_OUT_OF_LINE | DWF_INLINED))) {
+			if (!why)
+				continue;	/* only in data or discarded sections */
+			flags |= DWF_BLOCKED;
+		}
+		file = dwarf_decl_file(&c->die);
+		dwarf_decl_line(&c->die, &line);
+		if (!file && (c->entry || entry))
+			line_at(cu, (c->entry ? c->entry : entry) - m->bias, &file, &line);
+		f = new_function(b);
+		f->name = c->name;
+		f->file = file ? intern(&b->strings, file) : NULL;
+		f->line = line;
+		f->cu = dwarf_dieoffset(cu);
+		f->die = off;
+		f->entry = entry;
+		f->flags = flags;
+		f->why_blocked = flags & DWF_BLOCKED ? why : NULL;
+	}
+}
+
+static int compare_addresses(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ELF function symbols that are no DWARF function's entry nor name: listed by name. */
+static void add_symbol_functions(struct index_build *b)
+{
+	struct dw_module *m = b->m;
+	int ndwarf = b->ix->nfunctions;
+	const char **names = xcalloc(ndwarf + 1, sizeof(*names));
+
+	for (int i = 0; i < ndwarf; i++)
+		names[i] = b->ix->functions[i].name;
+	qsort(names, ndwarf, sizeof(*names), compare_names);
+	qsort(b->entries, b->nentries, sizeof(*b->entries), compare_addresses);
+	for (int i = 0; i < m->nsymbols; i++) {
+		const struct dw_symbol *s = &m->symbols[i];
+		const char *why;
+		struct dw_function *f;
+
+		if (!s->function || !usable(m, s->addr, &why) ||
+		    bsearch(&s->addr, b->entries, b->nentries, sizeof(*b->entries),
+			    compare_addresses) ||
+		    bsearch(&s->name, names, ndwarf, sizeof(*names), compare_names))
+			continue;
+		f = new_function(b);
+		f->name = s->name;
+		f->entry = s->addr;
+		f->flags = DWF_NO_DWARF | DWF_OUT_OF_LINE;
+	}
+	free(names);
+}
+
+static int compare_functions(const void *a, const void *b)
+{
+	const struct dw_function *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (!x->file || !y->file)
+		return !x->file - !y->file;
+	if ((c = strcmp(x->file, y->file)))
+		return c;
+	return x->line - y->line;
+}
+
+static void build_index(struct index_build *b)
+{
+	struct dw_module *m = b->m;
+	Dwarf *dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t header;
+	struct unit_functions w = { .m = m };
+	int units = 0;
+
+	if (!dw)	/* no second handle: walk with libdwfl's own */
+		dw = m->dwarf;
+	while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + header, &cu)) {
+			w.ninstances = w.ncandidates = 0;
+			dw_walk_unit(&cu, note_unit_die, &w);
+			add_unit_functions(b, &w, &cu);
+		}
+		off = next;
+		if (++units % UNITS_PER_HANDLE == 0 && dw != m->dwarf) {
+			dwarf_end(dw);	/* names stay: they point into the ELF's .debug_str */
+			dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+		}
+	}
+	if (dw && dw != m->dwarf)
+		dwarf_end(dw);
+	free(w.instances);
+	free(w.candidates);
+	add_symbol_functions(b);
+	for (int i = 0; i < b->ix->nfunctions; i++)
+		if (dw_name_exported(m, b->ix->functions[i].name))
+			b->ix->functions[i].flags |= DWF_EXPORTED;
+	if (b->ix->nfunctions)
+		qsort(b->ix->functions, b->ix->nfunctions, sizeof(*b->ix->functions),
+		      compare_functions);
+}
+
+struct dw_index *dw_module_index(struct dw_module *m)
+{
+	struct index_build b = { .m = m };
+	double start = now_ms();
+
+	if (m->index)
+		return m->index;
+	b.ix = m->index = xcalloc(1, sizeof(*m->index));
+	build_index(&b);
+	free(b.entries);
+	free(b.strings.slots);	/* the strings stay: the index points at them */
+	if (verbose_at(m->session, 2, 2))
+		fprintf(stderr, "Pass 2: indexed %s's %d functions in %.0f ms\n", m->name,
+			m->index->nfunctions, now_ms() - start);
+	return m->index;
+}

@@ -1,0 +1,399 @@
+/*
+ * family_dwarf.c - probes placed by the target's DWARF (dwarf.h).
+ *
+ *   kernel.function(PATTERN)                  each out-of-line copy's entry and each
+ *     .call  .return[.maxactive(N)]           inlined instance; .call: out-of-line only;
+ *     .inline  .exported  .label(LABEL)       .return: a kretprobe on each copy
+ *   kernel.statement(PATTERN)[.nearest]       each line's first address in each function
+ *   kernel.statement(ADDRESS)[.absolute]      a statement's address (.absolute: guru mode)
+ *   module(MPATTERN).function(PATTERN)...     the same in a module (wildcards allowed)
+ *   module(MPATTERN).statement(PATTERN)...
+ *
+ * PATTERN is func[@file[:N | :N-M | :* | +N]] (dwarf_query.c).  Each place becomes a
+ * kprobe (or kretprobe) on "symbol+offset" (or "module:symbol+offset"), registered by
+ * runtime/kprobe.c when the session starts, so KASLR and load addresses do not matter.
+ */
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
+#include "dwarf.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FUNCTION_FORMS(prefix) \
+	prefix ".function(string)", prefix ".function(string).call", \
+	prefix ".function(string).return", prefix ".function(string).return.maxactive(number)", \
+	prefix ".function(string).inline", prefix ".function(string).exported", \
+	prefix ".function(string).label(string)", \
+	prefix ".statement(string)", prefix ".statement(string).nearest"
+
+static const char *const dwarf_templates[] = {
+	FUNCTION_FORMS("kernel"),
+	FUNCTION_FORMS("module(string)"),
+	"kernel.statement(number)", "kernel.statement(number).absolute",
+	NULL,
+};
+
+/* What pass 3 needs of a DWARF probe, and what the target variables will need. */
+struct dwarf_probe {
+	char *symbol;		/* "vfs_read", or "ext4:ext4_readdir" */
+	uint64_t offset;	/* from the symbol */
+	bool is_return;
+	int64_t maxactive;
+	struct dw_site site;	/* NULL module for an absolute address */
+};
+
+/* The parts of a concrete point. */
+struct dwarf_point {
+	const char *module;	/* NULL: the kernel */
+	bool statement;		/* .statement(...) rather than .function(...) */
+	const char *pattern;	/* NULL: an address */
+	uint64_t address;
+	struct component *what;	/* the function or statement component */
+	bool call, is_return, inline_only, exported, nearest, absolute;
+	int64_t maxactive;
+	const char *label;
+};
+
+static void read_point(struct probe_point *pp, struct dwarf_point *dp)
+{
+	struct component *c = pp->components;
+	bool present;
+
+	memset(dp, 0, sizeof(*dp));
+	if (strcmp(c->name, "module") == 0)
+		dp->module = component_string(c, &present);
+	c = c->next;
+	dp->what = c;
+	dp->statement = strcmp(c->name, "statement") == 0;
+	dp->pattern = component_string(c, &present);
+	if (!present)
+		dp->address = (uint64_t)component_number(c, &present);
+	for (c = c->next; c; c = c->next) {
+		if (strcmp(c->name, "call") == 0)
+			dp->call = true;
+		else if (strcmp(c->name, "return") == 0)
+			dp->is_return = true;
+		else if (strcmp(c->name, "maxactive") == 0)
+			dp->maxactive = component_number(c, &present);
+		else if (strcmp(c->name, "inline") == 0)
+			dp->inline_only = true;
+		else if (strcmp(c->name, "exported") == 0)
+			dp->exported = true;
+		else if (strcmp(c->name, "nearest") == 0)
+			dp->nearest = true;
+		else if (strcmp(c->name, "absolute") == 0)
+			dp->absolute = true;
+		else if (strcmp(c->name, "label") == 0)
+			dp->label = component_string(c, &present);
+	}
+}
+
+static struct debuginfo *debuginfo_of(struct elaborator *el)
+{
+	if (!el->debuginfo)
+		el->debuginfo = debuginfo_open(el->session);
+	return el->debuginfo;
+}
+
+/* ---- naming ---- */
+
+static void put_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
+{
+	if (dp->call)
+		sb_puts(sb, ".call");
+	if (dp->is_return)
+		sb_puts(sb, ".return");
+	if (dp->maxactive)
+		sb_printf(sb, ".maxactive(%" PRId64 ")", dp->maxactive);
+	if (dp->inline_only)
+		sb_puts(sb, ".inline");
+	if (dp->exported)
+		sb_puts(sb, ".exported");
+}
+
+/* kernel.function("vfs_read@fs/read_write.c:450").return, as stap names it */
+static char *site_name(const struct dwarf_point *dp, const struct dw_site *site)
+{
+	struct strbuf sb = { 0 };
+	const struct dw_function *f = site->function;
+
+	if (dp->module)
+		sb_printf(&sb, "module(\"%s\")", site->module->name);
+	else
+		sb_puts(&sb, "kernel");
+	if (site->kind == DW_SITE_STATEMENT) {
+		sb_printf(&sb, ".statement(\"%s@%s:%d\")", f ? f->name : "*", site->file,
+			  site->line);
+		return sb_steal(&sb);
+	}
+	sb_printf(&sb, ".function(\"%s", f->name);
+	if (f->file)
+		sb_printf(&sb, "@%s:%d", f->file, f->line);
+	sb_puts(&sb, "\")");
+	if (site->kind == DW_SITE_LABEL) {
+		sb_printf(&sb, ".label(\"%s\")", site->label);
+		return sb_steal(&sb);
+	}
+	put_suffixes(&sb, dp);
+	return sb_steal(&sb);
+}
+
+/* -p2's note: where the probe goes, "pc=_stext+0x34cc50" */
+static char *site_note(const struct dwarf_probe *p)
+{
+	const struct dw_module *m = p->site.module;
+
+	if (!m)
+		return xasprintf("pc=%#" PRIx64 " ", p->site.addr);
+	if (m->is_kernel && m->text_start)
+		return xasprintf("pc=_stext+%#" PRIx64 " ", p->site.addr - m->text_start);
+	return xasprintf("pc=%s+%#" PRIx64 " ", p->symbol, p->offset);
+}
+
+/* ---- derived probes ---- */
+
+/* A probe at SITE, named NAME (NULL: as stap names the site). */
+static bool add_site(struct elaborator *el, struct derived_probe *proto,
+		     const struct dwarf_point *dp, const struct dw_site *site, char *name)
+{
+	const struct dw_symbol *anchor;
+	struct dwarf_probe *p;
+	struct derived_probe *derived;
+
+	if (el->listing) {	/* -l/-L: the name, and the variables there */
+		add_derived_probe(el, proto, name ? name : site_name(dp, site), NULL);
+		if (el->session->list_locals)
+			el->listed[el->nlisted - 1].variables =
+				dw_site_variables(site, dp->is_return);
+		return true;
+	}
+	anchor = dw_anchor(site->module, site->addr);
+	if (!anchor) {
+		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of module %s: no "
+			       "symbol before it", site->addr, site->module->name);
+		return false;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->symbol = site->module->is_kernel ? xstrdup(anchor->name) :
+			xasprintf("%s:%s", site->module->name, anchor->name);
+	p->offset = site->addr - anchor->addr;
+	p->is_return = dp->is_return;
+	p->maxactive = dp->maxactive;
+	p->site = *site;
+	derived = add_derived_probe(el, proto, name ? name : site_name(dp, site), p);
+	derived->note = site_note(p);
+	derived->derivation = xstrdup(derived->name);	/* as stap shows a DWARF probe's */
+	return true;
+}
+
+/* "no match", with the functions of the module whose names are close to PATTERN's. */
+static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat)
+{
+	const char **names;
+	int count = m ? dw_function_names(m, &names) : 0;
+	char *similar = count && pat && !strpbrk(pat->function, "*?[") ?
+			similar_names(pat->function, names, count) : xstrdup("");
+
+	if (*similar) {
+		char *functions = xasprintf(" (similar functions:%s", similar + strlen(" (similar:"));
+
+		free(similar);
+		similar = functions;
+	}
+	semantic_error(el, NULL, "no match%s", similar);
+	free(similar);
+	if (count)
+		free(names);
+}
+
+static void find_sites(struct elaborator *el, struct dw_module *m, const struct dwarf_point *dp,
+		       const struct dw_pattern *pat, struct dw_sites *sites)
+{
+	enum dw_function_filter filter = dp->is_return ? DW_RETURN : dp->call ? DW_CALL :
+					 dp->inline_only ? DW_INLINE : DW_ANY;
+
+	if (dp->statement)
+		dw_statement_sites(m, pat, dp->nearest, sites);
+	else if (dp->label)
+		dw_label_sites(m, pat, dp->label, sites);
+	else if (el->listing && !el->session->list_locals)
+		dw_function_list(m, pat, filter, dp->exported, sites);
+	else
+		dw_function_sites(m, pat, filter, dp->exported,
+				  (enum dw_prologue)el->session->prologue_searching, sites);
+}
+
+/* The modules a point names: the kernel, one module, or those matching a wildcard. */
+static int modules_of(struct elaborator *el, const struct dwarf_point *dp,
+		      struct dw_module ***out)
+{
+	struct debuginfo *di = debuginfo_of(el);
+	struct dw_module **mods = NULL;
+	int n = 0;
+
+	if (!dp->module) {
+		struct dw_module *k = debuginfo_kernel(di);
+
+		if (k) {
+			mods = xcalloc(1, sizeof(*mods));
+			mods[n++] = k;
+		}
+	} else {
+		struct strlist names = debuginfo_module_names(di, dp->module);
+
+		mods = xcalloc(names.count + 1, sizeof(*mods));
+		for (int i = 0; i < names.count; i++) {
+			struct dw_module *m = debuginfo_module(di, names.items[i]);
+
+			if (m)
+				mods[n++] = m;
+		}
+		strlist_free(&names);
+	}
+	*out = mods;
+	return n;
+}
+
+/* kernel.statement(ADDRESS): a statement's first address in text kprobes may touch. */
+static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
+			  struct derived_probe *proto)
+{
+	struct dw_module *k;
+	struct dw_site site = { .kind = DW_SITE_STATEMENT, .addr = dp->address };
+	char *name = xasprintf("kernel.statement(%#" PRIx64 ")%s", dp->address,
+			       dp->absolute ? ".absolute" : "");
+	Dwarf_Die cu;
+	Dwarf_Line *line = NULL;
+	Dwarf_Addr at = 0;
+
+	if (dp->absolute) {
+		struct dwarf_probe *p = xcalloc(1, sizeof(*p));
+		struct derived_probe *derived;
+
+		if (!el->session->guru) {
+			semantic_error(el, proto->handler->probe->tok, "absolute statement probe "
+				       "in unprivileged script; need stap -g");
+			return false;
+		}
+		p->offset = dp->address;
+		derived = add_derived_probe(el, proto, name, p);
+		derived->note = site_note(p);
+		return true;
+	}
+	k = debuginfo_kernel(debuginfo_of(el));
+	if (!k) {
+		semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
+		return false;
+	}
+	if (dwarf_addrdie(k->dwarf, dp->address - k->bias, &cu) &&
+	    (line = dwarf_getsrc_die(&cu, dp->address - k->bias)))
+		dwarf_lineaddr(line, &at);
+	if (!line || at + k->bias != dp->address || !dw_in_text(k, dp->address) ||
+	    dw_blocked(k, dp->address)) {
+		semantic_error(el, NULL, "no statement to probe at %#" PRIx64
+			       MAN_PAGE("error::dwarf"), dp->address);
+		return false;
+	}
+	site.module = k;
+	site.cu = dwarf_dieoffset(&cu);
+	site.file = dwarf_linesrc(line, NULL, NULL);
+	dwarf_lineno(line, &site.line);
+	return add_site(el, proto, dp, &site, name);
+}
+
+static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
+			struct derived_probe *proto)
+{
+	struct dwarf_point dp;
+	struct dw_pattern *pat;
+	struct dw_module **mods;
+	struct dw_sites sites = { 0 };
+	char *error;
+	int nmods;
+	bool added = false;
+
+	read_point(pp, &dp);
+	if (!dp.pattern)
+		return address_build(el, &dp, proto);
+	pat = dw_parse_pattern(dp.pattern, &error);
+	if (error) {
+		semantic_error(el, dp.what->tok, "%s", error);
+		free(error);
+		return false;
+	}
+	if (!dp.statement && pat->lines != DW_LINES_NONE && pat->lines != DW_LINES_ABSOLUTE)
+		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
+				 "use a .statement() probe, not .function()");
+	nmods = modules_of(el, &dp, &mods);
+	if (nmods == 0) {
+		if (!dp.module || !debuginfo_kernel(el->debuginfo))
+			semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
+		else
+			semantic_error(el, NULL, "no match");
+		free(mods);
+		return false;
+	}
+	for (int i = 0; i < nmods; i++) {
+		struct dw_module *m = mods[i];
+		int first = sites.count;
+
+		find_sites(el, m, &dp, pat, &sites);
+		if (sites.refused_name) {
+			semantic_warning(el, proto->handler->probe->tok, "function %s is %s%s",
+					 sites.refused_name,
+					 strcmp(sites.refused_why, "blocklisted") == 0 ? "" : "in ",
+					 sites.refused_why);
+			sites.refused_name = NULL;
+		}
+		for (int k = first; k < sites.count; k++)
+			added |= add_site(el, proto, &dp, &sites.sites[k], NULL);
+	}
+	if (!added)
+		no_match(el, nmods == 1 ? mods[0] : NULL, pat);
+	free(sites.sites);
+	free(mods);
+	return added;
+}
+
+/* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
+
+static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
+{
+	struct dwarf_probe *p = dp->data;
+	struct strbuf *sb = &e->out;
+
+	sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
+	if (p->symbol) {
+		sb_puts(sb, ".symbol = ");
+		sb_put_c_string(sb, p->symbol);
+		sb_printf(sb, ", .offset = %#" PRIx64 "UL", p->offset);
+	} else {
+		sb_printf(sb, ".address = %#" PRIx64 "UL", p->offset);
+	}
+	if (p->is_return)
+		sb_puts(sb, ", .is_return = true");
+	if (p->maxactive > 0)
+		sb_printf(sb, ", .maxactive = %" PRId64,
+			  p->maxactive > INT32_MAX ? (int64_t)INT32_MAX : p->maxactive);
+	sb_puts(sb, " },\n");
+}
+
+static void dwarf_emit(struct emitter *e, struct program *prog)
+{
+	static const struct probe_table table = {
+		"struct stp_kprobe_probe", "stp_dwarf_probes", "stp_kprobes_register",
+		"stp_kprobes_unregister", dwarf_entry,
+	};
+
+	emit_probe_table(e, prog, &dwarf_family, &table);
+}
+
+const struct probe_family dwarf_family = {
+	.name = "dwarf",
+	.templates = dwarf_templates,
+	.build = dwarf_build,
+	.emit = dwarf_emit,
+};
