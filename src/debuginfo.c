@@ -400,12 +400,14 @@ static struct dw_module *open_module(struct debuginfo *di, const char *name, con
 	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
 	if (!m->dwarf || !m->elf)
 		goto fail;
-	read_symbols(m);
-	read_blocked_text(m);
 	m->session = di->session;
+	if (!dw_cache_load(m)) {
+		read_symbols(m);
+		read_blocked_text(m);
+	}
 	if (verbose_at(di->session, 2, 2))
-		fprintf(stderr, "Pass 2: read %s's debuginfo %s (%d symbols) in %.0f ms\n", name,
-			path, m->nsymbols, now_ms() - start);
+		fprintf(stderr, "Pass 2: read %s's debuginfo %s (%d symbols%s) in %.0f ms\n", name,
+			path, m->nsymbols, m->index ? ", cached index" : "", now_ms() - start);
 	return m;
 fail:
 	if (m->dwfl)

@@ -128,6 +128,10 @@ struct dw_index {
 
 struct dw_index *dw_module_index(struct dw_module *m);
 
+/* dwarf_cache.c: the symbols and index of a module, kept by build-id (cache.h) */
+bool dw_cache_load(struct dw_module *m);
+void dw_cache_store(struct dw_module *m);
+
 /* The function DIEs of a unit, for the index and the queries: each named function
  * (not an abstract origin's copy), each concrete out-of-line copy of an abstract one,
  * and each inlined instance, with the offset of the DIE it is an instance of. */
@@ -206,5 +210,34 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 int dw_function_names(struct dw_module *m, const char ***names);
 /* " $name:type ..." of the variables in scope at a site (-L); "" if none. */
 char *dw_site_variables(const struct dw_site *site, bool with_return);
+
+/* ---- shared by dwarf_query.c and dwarf_lines.c ---- */
+
+/* The functions of one unit that a query wants, and what it found of them. */
+struct unit_query {
+	struct dw_module *m;
+	const struct dw_function **wanted;	/* sorted by die */
+	int nwanted;
+	enum dw_function_filter filter;
+	enum dw_prologue prologue;
+	bool optimized;				/* the unit's producer has -O1 or more */
+	struct dw_sites *out;
+	const struct dw_pattern *pat;		/* statements and labels */
+	const char *label;
+	bool nearest;
+};
+
+bool dw_line_wanted(const struct dw_pattern *pat, int line, int decl_line);
+void dw_add_site(struct dw_sites *out, const struct dw_site *site);
+int dw_compare_sites(const void *a, const void *b);
+bool dw_usable(struct dw_module *m, uint64_t addr);	/* in text, not blocked */
+const struct dw_function *dw_wanted_function(struct unit_query *q, Dwarf_Off die);
+/* The index's functions PAT names (with DWARF), grouped by unit; refusals noted in OUT. */
+const struct dw_function **dw_match_functions(struct dw_module *m,
+					      const struct dw_pattern *pat, bool exported_only,
+					      bool with_lines, struct dw_sites *out, int *count);
+/* Runs VISIT over each unit holding a wanted function, with the unit's wanted ones. */
+void dw_for_each_unit(struct unit_query *q, const struct dw_function **matched, int n,
+		      dw_unit_visitor *visit);
 
 #endif

@@ -415,6 +415,7 @@ struct dw_index *dw_module_index(struct dw_module *m)
 	build_index(&b);
 	free(b.entries);
 	free(b.strings.slots);	/* the strings stay: the index points at them */
+	dw_cache_store(m);
 	if (verbose_at(m->session, 2, 2))
 		fprintf(stderr, "Pass 2: indexed %s's %d functions in %.0f ms\n", m->name,
 			m->index->nfunctions, now_ms() - start);

@@ -150,6 +150,10 @@ static char *site_note(const struct dwarf_probe *p)
 		return xasprintf("pc=%#" PRIx64 " ", p->site.addr);
 	if (m->is_kernel && m->text_start)
 		return xasprintf("pc=_stext+%#" PRIx64 " ", p->site.addr - m->text_start);
+	for (int i = 0; i < m->ntext; i++)	/* a module's: from its section */
+		if (m->text[i].start <= p->site.addr && p->site.addr < m->text[i].end)
+			return xasprintf("pc=%s+%#" PRIx64 " ", m->text[i].why,
+					 p->site.addr - m->text[i].start);
 	return xasprintf("pc=%s+%#" PRIx64 " ", p->symbol, p->offset);
 }
 

@@ -1,0 +1,320 @@
+/*
+ * dwarf_cache.c - a module's symbols and function index, kept in the cache.
+ *
+ * Reading the kernel's symbol table and walking its DWARF take about a second; the
+ * result depends only on the debuginfo file and on this program, so it is kept under
+ * CACHE/dwarf/KEY, KEY a hash of the file's build-id, size and time and of the stap
+ * executable.  A later run reads it back in a few milliseconds.  The file is one block:
+ * a header, the counts, the tables, then the strings they point into, which stay in
+ * memory for the run (the tables' pointers point into them).
+ */
+#include "dwarf.h"
+#include "cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "STPDWIX2"
+#define NO_STRING UINT32_MAX
+
+struct header {
+	char magic[8];
+	uint32_t nsymbols, nnames, nexported, nblocked, ntext, nfunctions;
+	uint64_t text_start;
+	uint64_t strings_size;
+};
+
+struct symbol_record {
+	uint64_t addr, size;
+	uint32_t name;
+	uint8_t function, unique, exported, pad;
+};
+
+struct range_record {
+	uint64_t start, end;
+	uint32_t why, pad;
+};
+
+struct function_record {
+	uint64_t cu, die, entry;
+	uint32_t name, file, why, flags;
+	int32_t line, pad;
+};
+
+/* ---- the key ---- */
+
+static char *cache_path(struct dw_module *m)
+{
+	struct hasher h;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(m->dwfl_module, &id, &vaddr);
+	char *exe = realpath("/proc/self/exe", NULL), *dir, *key, *path;
+
+	hasher_init(&h);
+	hash_string(&h, MAGIC);
+	if (len > 0)
+		hash_bytes(&h, id, len);
+	hash_file_stat(&h, m->path);
+	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
+	free(exe);
+	key = hasher_hex(&h);
+	dir = cache_dir();
+	path = xasprintf("%s/dwarf/%s-%s", dir, m->name, key);
+	free(dir);
+	free(key);
+	return path;
+}
+
+/* ---- writing ---- */
+
+struct strings {
+	struct strbuf blob;
+	const char **keys;	/* open addressing: the string, and its offset */
+	uint32_t *offsets;
+	size_t capacity, used;
+};
+
+static uint32_t string_offset(struct strings *t, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NO_STRING;
+	if ((t->used + 1) * 2 > t->capacity) {
+		struct strings bigger = { .blob = t->blob, .capacity = t->capacity ? t->capacity * 2 :
+									  4096 };
+
+		bigger.keys = xcalloc(bigger.capacity, sizeof(*bigger.keys));
+		bigger.offsets = xcalloc(bigger.capacity, sizeof(*bigger.offsets));
+		for (size_t k = 0; k < t->capacity; k++)
+			if (t->keys[k]) {
+				for (i = hash64(t->keys[k], strlen(t->keys[k]), 0) % bigger.capacity;
+				     bigger.keys[i]; i = (i + 1) % bigger.capacity)
+					;
+				bigger.keys[i] = t->keys[k];
+				bigger.offsets[i] = t->offsets[k];
+				bigger.used++;
+			}
+		free(t->keys);
+		free(t->offsets);
+		*t = bigger;
+	}
+	for (i = hash64(s, strlen(s), 0) % t->capacity; t->keys[i]; i = (i + 1) % t->capacity)
+		if (strcmp(t->keys[i], s) == 0)
+			return t->offsets[i];
+	t->keys[i] = s;
+	t->offsets[i] = (uint32_t)t->blob.len;
+	t->used++;
+	sb_putn(&t->blob, s, strlen(s) + 1);
+	return t->offsets[i];
+}
+
+static void put(struct strbuf *sb, const void *data, size_t len)
+{
+	sb_putn(sb, data, len);
+}
+
+static void put_ranges(struct strbuf *sb, struct strings *t, const struct dw_range *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct range_record rec = { r[i].start, r[i].end, string_offset(t, r[i].why), 0 };
+
+		put(sb, &rec, sizeof(rec));
+	}
+}
+
+void dw_cache_store(struct dw_module *m)
+{
+	struct strbuf sb = { 0 };
+	struct strings t = { 0 };
+	struct dw_index *ix = m->index;
+	struct header h = {
+		.nsymbols = m->nsymbols, .nnames = m->nnames, .nexported = m->nexported,
+		.nblocked = m->nblocked, .ntext = m->ntext, .nfunctions = ix->nfunctions,
+		.text_start = m->text_start,
+	};
+	char *path;
+
+	if (cache_mode == CACHE_DISABLED)
+		return;
+	memcpy(h.magic, MAGIC, 8);
+	put(&sb, &h, sizeof(h));
+	for (int i = 0; i < m->nsymbols; i++) {
+		const struct dw_symbol *s = &m->symbols[i];
+		struct symbol_record rec = { s->addr, s->size, string_offset(&t, s->name),
+					     s->function, s->unique, s->exported, 0 };
+
+		put(&sb, &rec, sizeof(rec));
+	}
+	for (int i = 0; i < m->nnames; i++) {
+		uint32_t off = string_offset(&t, m->names[i]);
+
+		put(&sb, &off, sizeof(off));
+	}
+	for (int i = 0; i < m->nexported; i++) {
+		uint32_t off = string_offset(&t, m->exported[i]);
+
+		put(&sb, &off, sizeof(off));
+	}
+	put_ranges(&sb, &t, m->blocked, m->nblocked);
+	put_ranges(&sb, &t, m->text, m->ntext);
+	for (int i = 0; i < ix->nfunctions; i++) {
+		const struct dw_function *f = &ix->functions[i];
+		struct function_record rec = {
+			f->cu, f->die, f->entry, string_offset(&t, f->name),
+			string_offset(&t, f->file), string_offset(&t, f->why_blocked), f->flags,
+			f->line, 0,
+		};
+
+		put(&sb, &rec, sizeof(rec));
+	}
+	((struct header *)sb.data)->strings_size = t.blob.len;
+	put(&sb, t.blob.data, t.blob.len);
+	path = cache_path(m);
+	install_file(path, sb.data, sb.len);	/* a failure only costs the next run time */
+	free(path);
+	sb_free(&sb);
+	sb_free(&t.blob);
+	free(t.keys);
+	free(t.offsets);
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	const char *data;
+	size_t len, at;
+	const char *strings;
+	size_t strings_size;
+	bool bad;
+};
+
+static const void *take(struct reader *r, size_t len)
+{
+	const void *p = r->data + r->at;
+
+	if (r->bad || len > r->len - r->at) {
+		r->bad = true;
+		return NULL;
+	}
+	r->at += len;
+	return p;
+}
+
+static const char *string_at(struct reader *r, uint32_t off)
+{
+	if (off == NO_STRING)
+		return NULL;
+	if (off >= r->strings_size) {
+		r->bad = true;
+		return "";
+	}
+	return r->strings + off;
+}
+
+static struct dw_range *read_ranges(struct reader *r, uint32_t n)
+{
+	struct dw_range *ranges = xcalloc(n + 1, sizeof(*ranges));
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct range_record *rec = take(r, sizeof(*rec));
+
+		if (!rec)
+			break;
+		ranges[i] = (struct dw_range){ rec->start, rec->end, string_at(r, rec->why) };
+	}
+	return ranges;
+}
+
+static const char **read_names(struct reader *r, uint32_t n)
+{
+	const char **names = xcalloc(n + 1, sizeof(*names));
+
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t *off = take(r, sizeof(*off));
+
+		if (!off)
+			break;
+		names[i] = string_at(r, *off);
+	}
+	return names;
+}
+
+bool dw_cache_load(struct dw_module *m)
+{
+	char *path = cache_path(m);
+	struct reader r = { 0 };
+	const struct header *h;
+	size_t tables;
+
+	if (cache_mode != CACHE_USE) {
+		free(path);
+		return false;
+	}
+	r.data = read_file(path, &r.len);
+	free(path);
+	h = r.data ? take(&r, sizeof(*h)) : NULL;
+	if (!h || memcmp(h->magic, MAGIC, 8) != 0 || h->strings_size > r.len)
+		goto bad;
+	tables = r.len - h->strings_size;
+	r.strings = r.data + tables;
+	r.strings_size = h->strings_size;
+	if (h->strings_size == 0 || r.strings[h->strings_size - 1] != '\0')
+		goto bad;
+	r.len = tables;
+	m->symbols = xcalloc(h->nsymbols + 1, sizeof(*m->symbols));
+	for (uint32_t i = 0; i < h->nsymbols; i++) {
+		const struct symbol_record *rec = take(&r, sizeof(*rec));
+
+		if (!rec)
+			goto bad;
+		m->symbols[i] = (struct dw_symbol){ string_at(&r, rec->name), rec->addr, rec->size,
+						    rec->function, rec->unique, rec->exported };
+	}
+	m->nsymbols = h->nsymbols;
+	m->names = read_names(&r, h->nnames);
+	m->nnames = h->nnames;
+	m->exported = read_names(&r, h->nexported);
+	m->nexported = h->nexported;
+	m->blocked = read_ranges(&r, h->nblocked);
+	m->nblocked = h->nblocked;
+	m->text = read_ranges(&r, h->ntext);
+	m->ntext = h->ntext;
+	m->text_start = h->text_start;
+	m->index = xcalloc(1, sizeof(*m->index));
+	m->index->functions = xcalloc(h->nfunctions + 1, sizeof(*m->index->functions));
+	for (uint32_t i = 0; i < h->nfunctions; i++) {
+		const struct function_record *rec = take(&r, sizeof(*rec));
+
+		if (!rec)
+			goto bad;
+		m->index->functions[i] = (struct dw_function){
+			.name = string_at(&r, rec->name), .file = string_at(&r, rec->file),
+			.line = rec->line, .cu = rec->cu, .die = rec->die, .entry = rec->entry,
+			.flags = rec->flags, .why_blocked = string_at(&r, rec->why),
+		};
+	}
+	m->index->nfunctions = h->nfunctions;
+	if (r.bad || r.at != r.len)
+		goto bad;
+	return true;	/* r.data stays: the tables point into its strings */
+bad:
+	/* a damaged or foreign file: start again from the debuginfo */
+	free(m->symbols);
+	free(m->names);
+	free(m->exported);
+	free(m->blocked);
+	free(m->text);
+	if (m->index)
+		free(m->index->functions);
+	free(m->index);
+	free((char *)r.data);
+	m->symbols = NULL;
+	m->nsymbols = m->nnames = m->nexported = m->nblocked = m->ntext = 0;
+	m->names = m->exported = NULL;
+	m->blocked = m->text = NULL;
+	m->index = NULL;
+	m->text_start = 0;
+	return false;
+}
