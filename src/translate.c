@@ -119,11 +119,20 @@ static void emit_body(struct emitter *e, struct body *b)
 		emit_embedded_function(e, b);
 		return;
 	}
-	if (b->guarded) {	/* the condition, then the probe's own handler */
+	if (b->guarded) {
+		/* the condition under the locks of the globals it reads, then (the locks
+		 * released) the probe's own handler, which takes its own */
+		locks = emit_lock_table(e, b);
 		emit(e, "static void %s(struct context *c)\n{\n"
-			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\n"
-			"\tmemset(l, 0, sizeof(*l));\n%s\tprobe_%d(c);\n}\n\n",
-		     b->frame, b->frame, b->frame, b->code.data, b->guarded->handler->index);
+			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\tbool run;\n\n"
+			"\tmemset(l, 0, sizeof(*l));\n", b->frame, b->frame, b->frame);
+		if (locks)
+			emit(e, "\tif (!stp_lock_globals(%s_locks, %d))\n\t\treturn;\n", b->frame,
+			     locks);
+		emit(e, "%s", b->code.data);
+		if (locks)
+			emit(e, "\tstp_unlock_globals(%s_locks, %d);\n", b->frame, locks);
+		emit(e, "\tif (run)\n\t\tprobe_%d(c);\n}\n\n", b->guarded->handler->index);
 		return;
 	}
 	if (b->function) {
@@ -330,9 +339,9 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			     xasprintf("probe_%d_if_%d", dp->handler->index, dp->index));
 		b->handler = dp->handler;
 		b->guarded = dp;
+		b->access = handler_access(t, dp->condition);
 		cond = translate_expr(b, dp->condition);
-		body_line(b, 1, "if (!(%s))", cond);
-		body_line(b, 2, "return;");
+		body_line(b, 1, "run = (%s) != 0;", cond);
 		free(cond);
 	}
 	return bodies;
