@@ -193,13 +193,18 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	return true;
 }
 
-/* "no match", with the functions of the module whose names are close to PATTERN's. */
-static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat)
+/*
+ * "no match", with the functions of the module whose names are close to PATTERN's (a
+ * function refused by name is among them: it is there, only not probe-able).
+ */
+static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat,
+		     bool refused)
 {
 	const char **names;
 	int count = m ? dw_function_names(m, &names) : 0;
-	char *similar = count && pat && !strpbrk(pat->function, "*?[") ?
-			similar_names(pat->function, names, count) : xstrdup("");
+	char *similar = !count || !pat || strpbrk(pat->function, "*?[") ? xstrdup("") :
+			refused ? similar_names_including(pat->function, names, count) :
+				  similar_names(pat->function, names, count);
 
 	if (*similar) {
 		char *functions = xasprintf(" (similar functions:%s", similar + strlen(" (similar:"));
@@ -282,9 +287,10 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 				       "in unprivileged script; need stap -g");
 			return false;
 		}
-		p->offset = dp->address;
+		p->offset = p->site.addr = dp->address;
 		derived = add_derived_probe(el, proto, name, p);
 		derived->note = site_note(p);
+		derived->derivation = xstrdup(name);
 		return true;
 	}
 	k = debuginfo_kernel(debuginfo_of(el));
@@ -317,7 +323,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	struct dw_sites sites = { 0 };
 	char *error;
 	int nmods;
-	bool added = false;
+	bool added = false, refused = false;
 
 	read_point(pp, &dp);
 	if (!dp.pattern)
@@ -351,12 +357,13 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 					 strcmp(sites.refused_why, "blocklisted") == 0 ? "" : "in ",
 					 sites.refused_why);
 			sites.refused_name = NULL;
+			refused = true;
 		}
 		for (int k = first; k < sites.count; k++)
 			added |= add_site(el, proto, &dp, &sites.sites[k], NULL);
 	}
 	if (!added)
-		no_match(el, nmods == 1 ? mods[0] : NULL, pat);
+		no_match(el, nmods == 1 ? mods[0] : NULL, pat, refused);
 	free(sites.sites);
 	free(mods);
 	return added;

@@ -16,15 +16,7 @@ kbuild=$(readlink -f "/lib/modules/$rel/build")
 headers=$(readlink -f "/lib/modules/$rel/source")/include/linux
 printf '%s\n' 'probe begin { println("hello world") exit() }' >"$work/hello.stp"
 
-# check NAME CONDITION-COMMAND... [-- DETAILS]: PASS when the command succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "build: $name"; else fail "build: $name" "${details:-}"; fi
-	details=
-}
-has() { grep -Eq -- "$1" <<<"$2"; }
-lacks() { ! grep -Eq -- "$1" <<<"$2"; }
+CHECK_PREFIX=build
 
 # 1. the first build: the kernel API tests, then the module
 out=$(cd "$work/a" && "$STAP" -v -p4 -r "$rel" -m b_hello ../hello.stp 2>&1)

@@ -56,6 +56,17 @@ expect_same() {
 	fi
 }
 
+# check NAME COMMAND...: PASS when COMMAND succeeds, else FAIL showing $details (then
+# cleared).  The result is named "$CHECK_PREFIX: NAME".
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$CHECK_PREFIX: $name"; else fail "$CHECK_PREFIX: $name" "${details:-}"; fi
+	details=
+}
+has() { grep -Eq -- "$1" <<<"$2"; }
+lacks() { ! grep -Eq -- "$1" <<<"$2"; }
+
 # Reads NAME.opts (stap options, whitespace-separated) and NAME.args (one script
 # argument per line) beside a test script into the arrays opts and args.
 read_case_options() {

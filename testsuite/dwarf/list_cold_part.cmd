@@ -1,0 +1,1 @@
+-l 'kernel.function("__list_add_valid*")'

@@ -1,0 +1,1 @@
+-l 'kernel.function("vfs_*@fs/read_write.c")'

@@ -1,0 +1,1 @@
+-L 'kernel.function("*sys_getppid*")'

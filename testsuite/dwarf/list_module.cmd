@@ -1,0 +1,1 @@
+-l 'module("isofs").function("isofs_*")'

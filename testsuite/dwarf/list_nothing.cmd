@@ -1,0 +1,1 @@
+-l 'kernel.function("no_such_function")'
