@@ -8,6 +8,8 @@
 #   NAME.status           its expected exit status (default: 0)
 #   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
+#   NAME.modules          names of modules of the reference kernel's image package that
+#                         the job loads (copied beside NAME.ko)
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # testsuite/workloads/NAME.c  a program jobs can run (/bin/NAME in the guest), built static
 # Every job must also leave the kernel log clean and no module behind, unless its test
@@ -27,6 +29,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	exit 0
 fi
 kbuild=/lib/modules/$rel/build
+kernel_modules=$(dirname "$("$vm/kernel-image" "$rel")")/modules
 work=$WORK/vm
 rm -rf "$work"
 mkdir -p "$work/build" "$work/batch" "$work/results"
@@ -90,6 +93,13 @@ for name in "${names[@]}"; do
 	job=$work/batch/$name
 	mkdir -p "$job"
 	cp "$dir/$name.ko" "$job/"
+	# NAME.modules: modules of the reference kernel's image package the job loads
+	if [ -f "$top/testsuite/run/$name.modules" ]; then
+		for m in $(cat "$top/testsuite/run/$name.modules"); do
+			ko=$(find "$kernel_modules" -name "$m.ko" | head -n 1)
+			[ -n "$ko" ] && cp "$ko" "$job/" || echo "no module $m in $kernel_modules"
+		done
+	fi
 	if [ -f "$top/testsuite/run/$name.job" ]; then
 		cp "$top/testsuite/run/$name.job" "$job/run"
 	else
