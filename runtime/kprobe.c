@@ -9,6 +9,8 @@
  * module's, which the kernel resolves only while that module is loaded), so a missing
  * one is known only then.  As in stap, a probe that fails to register is a warning and
  * the others go on; only when none of them registers does the session fail to start.
+ * A DWARF probe in a module (wait_for_module) waits silently for the module instead: a
+ * module notifier registers it when the module comes, and unregisters it when it goes.
  * At the end, hits the kernel could not deliver (a kprobe hit while another kprobe ran on
  * that CPU, a return missed because every kretprobe instance was in use) count as
  * skipped probes and are reported per probe.
@@ -22,7 +24,8 @@ struct stp_kprobe_probe {
 	unsigned long address;
 	bool is_return;
 	int maxactive;			/* <= 0: the kernel's default */
-	/* run-time state */
+	bool wait_for_module;		/* "module:name" not loaded yet: wait for it */
+	/* run-time state, under stp_kprobes_mutex once the session has started */
 	bool registered;
 	union {
 		struct kprobe kp;
@@ -111,11 +114,87 @@ static void stp_kprobe_report_missed(struct stp_kprobe_probe *k)
 	atomic64_add(missed, &stp_skipped_count);
 }
 
+/* The tables of the session (the kprobe and DWARF families'), for the module notifier. */
+struct stp_kprobe_table {
+	struct stp_kprobe_probe *probes;
+	size_t count;
+};
+static struct stp_kprobe_table stp_kprobe_tables[2];
+static int stp_kprobe_ntables;
+static DEFINE_MUTEX(stp_kprobes_mutex);
+static bool stp_kprobes_watching;
+
+/* Whether K is in the module called NAME ("NAME:function"). */
+static bool stp_kprobe_in_module(const struct stp_kprobe_probe *k, const char *name)
+{
+	const char *colon = k->symbol ? strchr(k->symbol, ':') : NULL;
+
+	return colon && strlen(name) == (size_t)(colon - k->symbol) &&
+	       strncmp(k->symbol, name, colon - k->symbol) == 0;
+}
+
+static void stp_kprobe_unregister_one(struct stp_kprobe_probe *k)
+{
+	if (k->is_return)
+		unregister_kretprobe(&k->u.krp);
+	else
+		unregister_kprobe(&k->u.kp);
+	stp_kprobe_report_missed(k);
+	k->registered = false;
+}
+
+/*
+ * A module comes (its text in place, before its init runs) or goes: its waiting probes
+ * are registered, or unregistered before its text is freed.
+ * Context: process context; takes stp_kprobes_mutex.
+ */
+static int stp_kprobe_module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	struct module *mod = data;
+	int t;
+	size_t i;
+
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&stp_kprobes_mutex);
+	for (t = 0; t < stp_kprobe_ntables; t++) {
+		for (i = 0; i < stp_kprobe_tables[t].count; i++) {
+			struct stp_kprobe_probe *k = &stp_kprobe_tables[t].probes[i];
+			int err;
+
+			if (!k->wait_for_module || !stp_kprobe_in_module(k, mod->name))
+				continue;
+			if (state == MODULE_STATE_GOING && k->registered) {
+				stp_kprobe_unregister_one(k);
+			} else if (state == MODULE_STATE_COMING && !k->registered) {
+				err = stp_kprobe_register_one(k);
+				if (err)
+					_stp_warn("probe %s registration error (rc %d)",
+						  k->probe->point, err);
+				k->registered = !err;
+			}
+		}
+	}
+	mutex_unlock(&stp_kprobes_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block stp_kprobe_module_notifier = {
+	.notifier_call = stp_kprobe_module_event,
+};
+
 static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe_probe *probes, size_t count)
 {
 	struct kprobe **kps = kcalloc(count, sizeof(*kps), GFP_KERNEL);
 	struct kretprobe **krps = kcalloc(count, sizeof(*krps), GFP_KERNEL);
 	size_t i, nkp = 0, nkrp = 0;
+
+	/* no module may come or go while the probes go: the notifier first */
+	if (stp_kprobes_watching) {
+		unregister_module_notifier(&stp_kprobe_module_notifier);
+		stp_kprobes_watching = false;
+	}
+	mutex_lock(&stp_kprobes_mutex);
 
 	for (i = 0; i < count; i++) {
 		struct stp_kprobe_probe *k = &probes[i];
@@ -144,17 +223,38 @@ static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe_probe *probe
 		stp_kprobe_report_missed(&probes[i]);
 		probes[i].registered = false;
 	}
+	mutex_unlock(&stp_kprobes_mutex);
 }
 
-/* Registers what it can; fails only when nothing registers (with the last error). */
+/*
+ * Registers what it can; fails only when nothing registers or waits for its module
+ * (with the last error).  The module notifier is on first, so that a module coming while
+ * the others register is not missed.
+ */
 static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, size_t count)
 {
 	size_t i, ok = 0;
 	int rc = 0;
+	bool waits = false;
 
+	for (i = 0; i < count; i++)
+		waits |= probes[i].wait_for_module;
+	if (stp_kprobe_ntables < (int)ARRAY_SIZE(stp_kprobe_tables))
+		stp_kprobe_tables[stp_kprobe_ntables++] = (struct stp_kprobe_table){ probes, count };
+	if (waits && !stp_kprobes_watching) {
+		rc = register_module_notifier(&stp_kprobe_module_notifier);
+		if (rc)
+			return rc;
+		stp_kprobes_watching = true;
+	}
+	mutex_lock(&stp_kprobes_mutex);
 	for (i = 0; i < count; i++) {
-		int err = stp_kprobe_register_one(&probes[i]);
+		int err = probes[i].registered ? 0 : stp_kprobe_register_one(&probes[i]);
 
+		if (err == -ENOENT && probes[i].wait_for_module) {
+			ok++;		/* the module is not loaded: the notifier will do it */
+			continue;
+		}
 		if (err) {
 			_stp_warn("probe %s registration error (rc %d)", probes[i].probe->point,
 				  err);
@@ -164,8 +264,11 @@ static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, 
 		probes[i].registered = true;
 		ok++;
 	}
+	mutex_unlock(&stp_kprobes_mutex);
 	if (ok == 0 && count > 0) {
 		_stp_error("no kprobe could be registered (rc %d)", rc);
+		stp_kprobes_unregister(probes, count);	/* the notifier goes too */
+		stp_kprobe_ntables--;
 		return rc;
 	}
 	return 0;

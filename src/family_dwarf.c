@@ -389,6 +389,8 @@ static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 	if (p->maxactive > 0)
 		sb_printf(sb, ", .maxactive = %" PRId64,
 			  p->maxactive > INT32_MAX ? (int64_t)INT32_MAX : p->maxactive);
+	if (p->site.module && !p->site.module->is_kernel)
+		sb_puts(sb, ", .wait_for_module = true");
 	sb_puts(sb, " },\n");
 }
 
