@@ -379,6 +379,29 @@ static void read_blocked_text(struct dw_module *m)
 		qsort(m->blocked, m->nblocked, sizeof(*m->blocked), compare_ranges);
 }
 
+bool dw_module_open(struct dw_module *m)
+{
+	if (m->dwarf || m->open_failed)
+		return m->dwarf != NULL;
+	m->open_failed = true;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		return false;
+	dwfl_report_begin(m->dwfl);
+	m->dwfl_module = dwfl_report_offline(m->dwfl, m->name, m->path, -1);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->dwfl_module)
+		return false;
+	m->dwarf = dwfl_module_getdwarf(m->dwfl_module, &m->bias);
+	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
+	if (!m->dwarf || !m->elf) {
+		m->dwarf = NULL;
+		return false;
+	}
+	m->open_failed = false;
+	return true;
+}
+
 static struct dw_module *open_module(struct debuginfo *di, const char *name, const char *path,
 				     bool is_kernel)
 {
@@ -388,20 +411,11 @@ static struct dw_module *open_module(struct debuginfo *di, const char *name, con
 	m->name = xstrdup(name);
 	m->path = xstrdup(path);
 	m->is_kernel = is_kernel;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->dwfl)
-		goto fail;
-	dwfl_report_begin(m->dwfl);
-	m->dwfl_module = dwfl_report_offline(m->dwfl, name, path, -1);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->dwfl_module)
-		goto fail;
-	m->dwarf = dwfl_module_getdwarf(m->dwfl_module, &m->bias);
-	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
-	if (!m->dwarf || !m->elf)
-		goto fail;
 	m->session = di->session;
+	/* with the tables in the cache, the DWARF is opened only when a query needs it */
 	if (!dw_cache_load(m)) {
+		if (!dw_module_open(m))
+			goto fail;
 		read_symbols(m);
 		read_blocked_text(m);
 	}
@@ -452,6 +466,32 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 out:
 	free(wanted);
 	return m;
+}
+
+void debuginfo_close(struct debuginfo *di, struct dw_module *m)
+{
+	struct dw_module **link = &di->modules;
+
+	if (m == di->kernel)
+		return;		/* the kernel's stays for the run */
+	while (*link && *link != m)
+		link = &(*link)->next;
+	if (*link)
+		*link = m->next;
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	if (m->index)
+		free(m->index->functions);
+	free(m->index);
+	free(m->cache_blob);
+	free(m->symbols);
+	free(m->names);
+	free(m->exported);
+	free(m->blocked);
+	free(m->text);
+	free(m->name);
+	free(m->path);
+	free(m);
 }
 
 /* ---- symbols and the text kprobes may not touch ---- */

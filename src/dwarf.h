@@ -50,6 +50,7 @@ struct dw_module {
 	Elf *elf;		/* the debuginfo file (relocated by libdwfl for a module) */
 	Dwarf *dwarf;
 	Dwarf_Addr bias;	/* DWARF address + bias = address in symbols */
+	bool open_failed;
 	/* from the ELF symbol table, read once; by address */
 	struct dw_symbol *symbols;
 	int nsymbols;
@@ -63,6 +64,7 @@ struct dw_module {
 	int ntext;
 	uint64_t text_start;	/* the kernel's _stext, a module's .text (anchors' fallback) */
 	struct dw_index *index;	/* built on first use */
+	char *cache_blob;	/* the cache file read, when the tables came from it */
 	struct session *session;
 	struct dw_module *next;
 };
@@ -85,6 +87,10 @@ struct debuginfo *debuginfo_open(struct session *s);
 struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
+/* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
+bool dw_module_open(struct dw_module *m);
+/* Frees a module's DWARF and tables (a later debuginfo_module() opens it again). */
+void debuginfo_close(struct debuginfo *di, struct dw_module *m);
 /* The names of the modules with debuginfo matching PATTERN (fnmatch), sorted. */
 struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern);
 /* "missing x86_64 kernel/module debuginfo [man warning::debuginfo] under '...' (...)" */

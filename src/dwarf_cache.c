@@ -3,8 +3,8 @@
  *
  * Reading the kernel's symbol table and walking its DWARF take about a second; the
  * result depends only on the debuginfo file and on this program, so it is kept under
- * CACHE/dwarf/KEY, KEY a hash of the file's build-id, size and time and of the stap
- * executable.  A later run reads it back in a few milliseconds.  The file is one block:
+ * CACHE/dwarf/NAME-KEY, KEY a hash of the file's path, size, time and inode and of the
+ * stap executable (so that it is found without opening the file).  A later run reads it back in a few milliseconds.  The file is one block:
  * a header, the counts, the tables, then the strings they point into, which stay in
  * memory for the run (the tables' pointers point into them).
  */
@@ -46,15 +46,10 @@ struct function_record {
 static char *cache_path(struct dw_module *m)
 {
 	struct hasher h;
-	const unsigned char *id;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(m->dwfl_module, &id, &vaddr);
 	char *exe = realpath("/proc/self/exe", NULL), *dir, *key, *path;
 
 	hasher_init(&h);
 	hash_string(&h, MAGIC);
-	if (len > 0)
-		hash_bytes(&h, id, len);
 	hash_file_stat(&h, m->path);
 	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
 	free(exe);
@@ -298,7 +293,8 @@ bool dw_cache_load(struct dw_module *m)
 	m->index->nfunctions = h->nfunctions;
 	if (r.bad || r.at != r.len)
 		goto bad;
-	return true;	/* r.data stays: the tables point into its strings */
+	m->cache_blob = (char *)r.data;	/* the tables point into its strings */
+	return true;
 bad:
 	/* a damaged or foreign file: start again from the debuginfo */
 	free(m->symbols);

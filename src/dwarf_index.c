@@ -411,6 +411,10 @@ struct dw_index *dw_module_index(struct dw_module *m)
 
 	if (m->index)
 		return m->index;
+	if (!dw_module_open(m)) {	/* cannot happen: opened when the tables were read */
+		m->index = xcalloc(1, sizeof(*m->index));
+		return m->index;
+	}
 	b.ix = m->index = xcalloc(1, sizeof(*m->index));
 	build_index(&b);
 	free(b.entries);

@@ -251,6 +251,8 @@ void dw_for_each_unit(struct unit_query *q, const struct dw_function **matched, 
 {
 	int i = 0;
 
+	if (n && !dw_module_open(q->m))
+		return;
 	while (i < n) {
 		int j = i;
 		Dwarf_Die cu;
@@ -305,6 +307,8 @@ const struct dw_function **dw_match_functions(struct dw_module *m,
 		matched[n++] = f;
 	}
 	qsort(matched, n, sizeof(*matched), compare_by_unit);
+	if (n && !dw_module_open(m))	/* statements and labels read its DWARF next */
+		n = 0;
 	*count = n;
 	return matched;
 }

@@ -235,35 +235,15 @@ static void find_sites(struct elaborator *el, struct dw_module *m, const struct 
 				  (enum dw_prologue)el->session->prologue_searching, sites);
 }
 
-/* The modules a point names: the kernel, one module, or those matching a wildcard. */
-static int modules_of(struct elaborator *el, const struct dwarf_point *dp,
-		      struct dw_module ***out)
+/* The names of the modules a point names: one, or those matching a wildcard. */
+static struct strlist module_names(struct elaborator *el, const struct dwarf_point *dp)
 {
-	struct debuginfo *di = debuginfo_of(el);
-	struct dw_module **mods = NULL;
-	int n = 0;
+	struct strlist names = { 0 };
 
-	if (!dp->module) {
-		struct dw_module *k = debuginfo_kernel(di);
-
-		if (k) {
-			mods = xcalloc(1, sizeof(*mods));
-			mods[n++] = k;
-		}
-	} else {
-		struct strlist names = debuginfo_module_names(di, dp->module);
-
-		mods = xcalloc(names.count + 1, sizeof(*mods));
-		for (int i = 0; i < names.count; i++) {
-			struct dw_module *m = debuginfo_module(di, names.items[i]);
-
-			if (m)
-				mods[n++] = m;
-		}
-		strlist_free(&names);
-	}
-	*out = mods;
-	return n;
+	if (dp->module)
+		return debuginfo_module_names(debuginfo_of(el), dp->module);
+	strlist_add(&names, "kernel");
+	return names;
 }
 
 /* kernel.statement(ADDRESS): a statement's first address in text kprobes may touch. */
@@ -294,7 +274,7 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 		return true;
 	}
 	k = debuginfo_kernel(debuginfo_of(el));
-	if (!k) {
+	if (!k || !dw_module_open(k)) {
 		semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
 		return false;
 	}
@@ -319,10 +299,11 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 {
 	struct dwarf_point dp;
 	struct dw_pattern *pat;
-	struct dw_module **mods;
+	struct dw_module *last = NULL;
 	struct dw_sites sites = { 0 };
+	struct strlist names;
 	char *error;
-	int nmods;
+	int opened = 0;
 	bool added = false, refused = false;
 
 	read_point(pp, &dp);
@@ -337,19 +318,16 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	if (!dp.statement && pat->lines != DW_LINES_NONE && pat->lines != DW_LINES_ABSOLUTE)
 		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
 				 "use a .statement() probe, not .function()");
-	nmods = modules_of(el, &dp, &mods);
-	if (nmods == 0) {
-		if (!dp.module || !debuginfo_kernel(el->debuginfo))
-			semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
-		else
-			semantic_error(el, NULL, "no match");
-		free(mods);
-		return false;
-	}
-	for (int i = 0; i < nmods; i++) {
-		struct dw_module *m = mods[i];
+	names = module_names(el, &dp);
+	for (int i = 0; i < names.count; i++) {
+		struct dw_module *m = dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
+				      debuginfo_kernel(debuginfo_of(el));
 		int first = sites.count;
 
+		if (!m)
+			continue;
+		opened++;
+		last = m;
 		find_sites(el, m, &dp, pat, &sites);
 		if (sites.refused_name) {
 			semantic_warning(el, proto->handler->probe->tok, "function %s is %s%s",
@@ -361,11 +339,25 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		}
 		for (int k = first; k < sites.count; k++)
 			added |= add_site(el, proto, &dp, &sites.sites[k], NULL);
+		/* a wildcard over modules opens them one at a time: what found nothing (or
+		 * only named what -l lists) goes before the next */
+		if (names.count > 1 && (el->listing || sites.count == first)) {
+			sites.count = first;
+			debuginfo_close(el->debuginfo, m);
+			last = NULL;
+		}
+	}
+	strlist_free(&names);
+	if (opened == 0) {
+		if (!dp.module || !debuginfo_kernel(el->debuginfo))
+			semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
+		else
+			semantic_error(el, NULL, "no match");
+		return false;
 	}
 	if (!added)
-		no_match(el, nmods == 1 ? mods[0] : NULL, pat, refused);
+		no_match(el, opened == 1 ? last : NULL, pat, refused);
 	free(sites.sites);
-	free(mods);
 	return added;
 }
 
