@@ -148,7 +148,8 @@ inst=$work/install
 if out=$(make -s -C "$top" install DESTDIR="$inst" prefix=/usr 2>&1); then
 	missing=()
 	for f in bin/stap bin/staprun libexec/stapler/stapio share/stapler/runtime/runtime.h \
-		share/stapler/tapset/logging.stp share/man/man1/stap.1 share/man/man8/staprun.8; do
+		share/stapler/tapset/logging.stp share/man/man1/stap.1 share/man/man8/staprun.8 \
+		share/man/man7/error::dwarf.7stap; do
 		[ -e "$inst/usr/$f" ] || missing+=("$f")
 	done
 	if [ ${#missing[@]} -eq 0 ]; then
@@ -168,4 +169,17 @@ if out=$("$top/man/make-tapset-man" --check 2>&1); then
 	pass "cli: man/function::*.3stap match the tapsets' doc comments"
 else
 	fail "cli: man/function::*.3stap match the tapsets' doc comments" "$out"
+fi
+
+# Every page a message cites ("[man error::fault]", MAN_PAGE("error::dwarf")) exists.
+missing=()
+for page in $(grep -rhoE '(\[man |MAN_PAGE\(")[a-z]+::[a-z0-9_-]+[]"]' "$top/src" "$top/runtime" \
+	"$top/tapset" --include='*.[ch]' --include='*.stp' | sed -E 's/^.* |^MAN_PAGE\("//; s/.$//' |
+	sort -u); do
+	compgen -G "$top/man/$page.*" >/dev/null || missing+=("$page")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	pass "cli: every man page a message cites exists"
+else
+	fail "cli: every man page a message cites exists (missing: ${missing[*]})"
 fi
