@@ -4,7 +4,6 @@
  */
 #include "ctype.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 struct ctype *ctype_resolve(struct ctype *t)
@@ -30,71 +29,85 @@ int ctype_members(struct ctype *t, struct ctype_member **members)
 }
 
 /*
- * Types are spelled inside out, as in C declarators, but with stap's conventions:
- * qualifiers after what they qualify ("char const*"), no space before '*', a pointer to
- * a function or an array in parentheses ("void (*)(...)", "int (*)[4]").
+ * stap spells a type from the inside out, each layer a suffix to what it wraps:
+ * qualifiers after what they qualify ("char const*"), "*" for a pointer, "[]" for an
+ * array of any size ("char const[] const", "layer_mask_t[]*").  Only a pointer to a
+ * function is spelled as in C: "int (*) (struct inode*, void*)".
  */
-static void put_type(struct strbuf *sb, const struct ctype *t, const char *declarator);
+static void put_type(struct strbuf *sb, const struct ctype *t);
 
-static void put_declared(struct strbuf *sb, const struct ctype *target, const char *inner,
-			 bool needs_parens)
+static void put_function_pointer(struct strbuf *sb, const struct ctype *function)
 {
-	char *wrapped = needs_parens ? xasprintf("(%s)", inner) : xstrdup(inner);
-
-	put_type(sb, target, wrapped);
-	free(wrapped);
+	put_type(sb, function->target);
+	sb_puts(sb, " (*) (");
+	for (int i = 0; i < function->nparams; i++) {
+		if (i > 0)
+			sb_puts(sb, ", ");
+		put_type(sb, function->params[i]);
+	}
+	if (function->varargs)
+		sb_puts(sb, function->nparams ? ", ..." : "...");
+	else if (!function->nparams)
+		sb_puts(sb, "void");
+	sb_putc(sb, ')');
 }
 
-static void put_type(struct strbuf *sb, const struct ctype *t, const char *declarator)
+static const char *tag_keyword(enum ctype_kind kind)
 {
-	char *inner;
+	return kind == CT_STRUCT ? "struct" : kind == CT_UNION ? "union" : "enum";
+}
 
+static const char *qualifier(enum ctype_kind kind)
+{
+	return kind == CT_CONST ? "const" : kind == CT_VOLATILE ? "volatile" : "restrict";
+}
+
+static void put_type(struct strbuf *sb, const struct ctype *t)
+{
 	if (!t) {
-		sb_printf(sb, "void%s", declarator);
+		sb_puts(sb, "void");
 		return;
 	}
 	switch (t->kind) {
 	case CT_VOID:
-		sb_printf(sb, "void%s", declarator);
+		sb_puts(sb, "void");
 		return;
 	case CT_BASE:
 	case CT_TYPEDEF:
-		sb_printf(sb, "%s%s", t->name ? t->name : "<unknown>", declarator);
+		sb_puts(sb, t->name ? t->name : "<unknown>");
 		return;
 	case CT_STRUCT:
 	case CT_UNION:
 	case CT_ENUM:
-		sb_printf(sb, "%s %s%s", t->kind == CT_STRUCT ? "struct" :
-					 t->kind == CT_UNION ? "union" : "enum",
-			  t->name ? t->name : "{...}", declarator);
+		sb_printf(sb, "%s %s", tag_keyword(t->kind), t->name ? t->name : "{...}");
 		return;
 	case CT_CONST:
 	case CT_VOLATILE:
 	case CT_RESTRICT:
-		inner = xasprintf(" %s%s", t->kind == CT_CONST ? "const" :
-				  t->kind == CT_VOLATILE ? "volatile" : "restrict", declarator);
-		put_type(sb, t->target, inner);
-		free(inner);
+		put_type(sb, t->target);
+		sb_printf(sb, " %s", qualifier(t->kind));
 		return;
-	case CT_POINTER: {
-		const struct ctype *target = t->target;
-		bool parens = target && (target->kind == CT_FUNCTION || target->kind == CT_ARRAY);
-
-		inner = xasprintf("*%s", declarator);
-		put_declared(sb, target, inner, parens);
-		free(inner);
+	case CT_POINTER:
+		/* stap names a va_list parameter (its array of one __va_list_tag decayed) */
+		if (t->target && t->target->kind == CT_STRUCT && t->target->name &&
+		    strcmp(t->target->name, "__va_list_tag") == 0) {
+			sb_puts(sb, "va_list");
+			return;
+		}
+		if (t->target && t->target->kind == CT_FUNCTION) {
+			put_function_pointer(sb, t->target);
+			return;
+		}
+		put_type(sb, t->target);
+		sb_putc(sb, '*');
 		return;
-	}
 	case CT_ARRAY:
-		inner = t->count >= 0 ? xasprintf("%s[%" PRId64 "]", declarator, t->count) :
-					xasprintf("%s[]", declarator);
-		put_type(sb, t->target, inner);
-		free(inner);
+		put_type(sb, t->target);
+		sb_puts(sb, "[]");
 		return;
-	case CT_FUNCTION:
-		inner = xasprintf("%s(...)", *declarator ? declarator : " ");
-		put_type(sb, t->target, inner);
-		free(inner);
+	case CT_FUNCTION:	/* no variable has one: only a pointer to it */
+		put_type(sb, t->target);
+		sb_puts(sb, " ()");
 		return;
 	}
 }
@@ -103,6 +116,6 @@ char *ctype_name(const struct ctype *t)
 {
 	struct strbuf sb = { 0 };
 
-	put_type(&sb, t, "");
+	put_type(&sb, t);
 	return sb_steal(&sb);
 }

@@ -4,7 +4,8 @@
  * One model for every reader: ctype_dwarf.c builds it from DWARF type DIEs (and a BTF
  * reader will build the same from BTF ids).  A type is made once per origin and shared;
  * a struct's members are read the first time they are asked for.  ctype_name() spells
- * a type as stap's -L does: "struct file*", "char const*", "long int", "size_t".
+ * a type as stap's -L does: "struct file*", "char const*", "long int", "size_t",
+ * "char const[] const", "int (*) (struct inode*, void*)".
  */
 #ifndef CTYPE_H
 #define CTYPE_H
@@ -23,7 +24,7 @@ enum ctype_kind {
 	CT_CONST,		/* qualified target */
 	CT_VOLATILE,
 	CT_RESTRICT,
-	CT_FUNCTION,		/* returning target (NULL: void) */
+	CT_FUNCTION,		/* returning target (NULL: void), taking params */
 };
 
 struct ctype;
@@ -45,6 +46,10 @@ struct ctype {
 	bool incomplete;		/* a declared struct/union without members here */
 	struct ctype *target;
 	int64_t count;			/* CT_ARRAY */
+	/* CT_FUNCTION: the parameters' types; "..." after them; "(void)" if none */
+	struct ctype **params;
+	int nparams;
+	bool varargs;
 	/* CT_STRUCT, CT_UNION: members, read on first use through the reader */
 	struct ctype_member *members;
 	int nmembers;
@@ -60,7 +65,7 @@ struct ctype_reader {
 
 /* The type with typedefs and qualifiers taken off. */
 struct ctype *ctype_resolve(struct ctype *t);
-/* stap's spelling of a type: "struct task_struct*", "char const*", "unsigned int[4]" */
+/* stap's spelling of a type: "struct task_struct*", "char const*", "unsigned int[]" */
 char *ctype_name(const struct ctype *t);
 /* The members of a struct or union (read now if not yet). */
 int ctype_members(struct ctype *t, struct ctype_member **members);
@@ -70,5 +75,7 @@ int ctype_members(struct ctype *t, struct ctype_member **members);
 struct ctype *ctype_of_die(Dwarf_Die *type_die);
 /* The type a variable or parameter DIE has (through its abstract origin). */
 struct ctype *ctype_of_variable(Dwarf_Die *var);
+/* Frees the types read from DW: before dwarf_end() (or dwfl_end()) of it. */
+void ctype_forget(Dwarf *dw);
 
 #endif

@@ -3,7 +3,8 @@
  *
  * Each type DIE becomes one struct ctype, made the first time it is asked for and kept
  * (keyed by its Dwarf and offset), so recursive types (a struct with a pointer to
- * itself) end.  A struct's members are read when first needed.
+ * itself) end.  A struct's members are read when first needed.  The types of a Dwarf
+ * live until ctype_forget() (they point into its DIEs and strings).
  */
 #include "ctype.h"
 
@@ -54,6 +55,34 @@ static struct ctype **slot_for(Dwarf *dw, Dwarf_Off offset, bool *found)
 	return &types.slots[i].type;
 }
 
+static void free_type(struct ctype *t)
+{
+	free(t->params);
+	free(t->members);
+	free(t->origin);
+	free(t);
+}
+
+void ctype_forget(Dwarf *dw)
+{
+	struct dwarf_type *old = types.slots;
+	size_t capacity = types.capacity;
+
+	types.slots = capacity ? xcalloc(capacity, sizeof(*types.slots)) : NULL;
+	types.used = 0;
+	for (size_t k = 0; k < capacity; k++) {
+		bool seen;
+
+		if (!old[k].type)
+			continue;
+		if (old[k].dwarf == dw)
+			free_type(old[k].type);
+		else
+			*slot_for(old[k].dwarf, old[k].offset, &seen) = old[k].type;
+	}
+	free(old);
+}
+
 static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute attr;
@@ -101,23 +130,38 @@ static int64_t array_count(Dwarf_Die *die)
 	return count;
 }
 
+/* A function type's parameters: their types, and whether "..." ends them. */
+static void read_params(struct ctype *t, Dwarf_Die *die)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		Dwarf_Die type;
+
+		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
+			t->varargs = true;
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		t->params = xrealloc(t->params, (t->nparams + 1) * sizeof(*t->params));
+		t->params[t->nparams++] = type_of(&child, &type) ? ctype_of_die(&type) : NULL;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
 struct ctype *ctype_of_die(Dwarf_Die *die)
 {
 	bool found;
 	struct ctype **slot, *t;
-	Dwarf_Die target;
-	Dwarf_Die *d = xmalloc(sizeof(*d));
+	Dwarf_Die target, *d;
 
-	if (!die) {
-		free(d);
+	if (!die)
 		return NULL;
-	}
 	slot = slot_for(dwarf_cu_getdwarf(die->cu), dwarf_dieoffset(die), &found);
-	if (found) {
-		free(d);
+	if (found)
 		return *slot;
-	}
 	t = *slot = xcalloc(1, sizeof(*t));
+	d = xmalloc(sizeof(*d));
 	*d = *die;
 	t->origin = d;
 	t->reader = &dwarf_reader;
@@ -177,7 +221,9 @@ struct ctype *ctype_of_die(Dwarf_Die *die)
 	}
 	if (t->kind != CT_BASE && type_of(die, &target))
 		t->target = ctype_of_die(&target);
-	if (t->kind == CT_ARRAY && t->target && t->count >= 0 && !t->size)
+	if (t->kind == CT_FUNCTION)
+		read_params(t, die);
+	if (t->kind == CT_ARRAY && ctype_resolve(t->target) && t->count >= 0 && !t->size)
 		t->size = t->count * ctype_resolve(t->target)->size;
 	if ((t->kind == CT_TYPEDEF || t->kind == CT_CONST || t->kind == CT_VOLATILE ||
 	     t->kind == CT_RESTRICT) && t->target && !t->size)

@@ -15,6 +15,7 @@
  * (NOKPROBE_SYMBOL, the _kprobe_blacklist table).
  */
 #include "dwarf.h"
+#include "ctype.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -424,6 +425,8 @@ static struct dw_module *open_module(struct debuginfo *di, const char *name, con
 			path, m->nsymbols, m->index ? ", cached index" : "", now_ms() - start);
 	return m;
 fail:
+	if (m->dwarf)
+		ctype_forget(m->dwarf);	/* its types point into the DWARF going now */
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->name);
@@ -538,6 +541,17 @@ const char *dw_blocked(struct dw_module *m, uint64_t addr)
 		if (addr < m->blocked[i].end && (!why || strcmp(why, "blocklisted") != 0))
 			why = m->blocked[i].why;
 	return why;
+}
+
+/*
+ * Whether ADDR starts a part GCC split off a function (foo.part.0): only the function
+ * itself calls it, so it is no entry of the function's, and -l lists it by that name.
+ */
+bool dw_partial_copy(struct dw_module *m, uint64_t addr)
+{
+	const struct dw_symbol *s = dw_symbol_at(m, addr);
+
+	return s && s->addr == addr && strstr(s->name, ".part.");
 }
 
 bool dw_in_text(struct dw_module *m, uint64_t addr)

@@ -100,6 +100,7 @@ const struct dw_symbol *dw_symbol_at(struct dw_module *m, uint64_t addr);
 /* Why ADDR may not be probed, or NULL. */
 const char *dw_blocked(struct dw_module *m, uint64_t addr);
 bool dw_in_text(struct dw_module *m, uint64_t addr);	/* in an executable section */
+bool dw_partial_copy(struct dw_module *m, uint64_t addr);	/* foo.part.N's start */
 /* A unique symbol at or before ADDR in its text to place a probe from: "symbol+offset". */
 const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr);
 bool dw_name_unique(struct dw_module *m, const char *name);
@@ -183,6 +184,7 @@ struct dw_site {
 	const char *file;	/* of a statement or label: its line's file */
 	int line;
 	const char *label;	/* DW_SITE_LABEL */
+	int asked_line;		/* a statement's single line asked with .nearest (-l names it) */
 };
 
 enum dw_function_filter {
@@ -198,6 +200,8 @@ struct dw_sites {
 	int count;
 	const char *refused_name;	/* an exactly named function that was refused */
 	const char *refused_why;
+	bool functions_found;	/* statements, labels: functions matched (not their lines, labels) */
+	char *line_error;	/* statements: "no line records for FILE:N ..." (the caller's) */
 };
 
 enum dw_prologue { DW_PROLOGUE_AUTO, DW_PROLOGUE_ALWAYS, DW_PROLOGUE_NEVER };

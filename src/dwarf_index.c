@@ -135,12 +135,14 @@ struct instance {
 	Dwarf_Off origin;
 	uint64_t addr;
 	bool inlined;
+	bool partial;		/* foo.part.N: no entry of foo's, yet its symbol is covered */
 };
 
 struct candidate {
 	Dwarf_Die die;
 	const char *name;
 	uint64_t entry;		/* its own code's entry, or 0 */
+	uint64_t partial;	/* its own code is foo.part.N there, or 0 */
 };
 
 struct unit_functions {
@@ -168,8 +170,12 @@ static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwar
 	if (what == DW_UNIT_FUNCTION) {
 		struct candidate c = { .die = *die, .name = dwarf_diename(die) };
 
-		if (dw_die_has_code(die) && dw_die_entry(die, &addr))
-			c.entry = addr + w->m->bias;
+		if (dw_die_has_code(die) && dw_die_entry(die, &addr)) {
+			if (dw_partial_copy(w->m, addr + w->m->bias))
+				c.partial = addr + w->m->bias;
+			else
+				c.entry = addr + w->m->bias;
+		}
 		if (w->ncandidates == w->candidates_cap) {
 			w->candidates_cap = w->candidates_cap ? w->candidates_cap * 2 : 256;
 			w->candidates = xrealloc(w->candidates,
@@ -184,8 +190,9 @@ static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwar
 		w->instances_cap = w->instances_cap ? w->instances_cap * 2 : 256;
 		w->instances = xrealloc(w->instances, w->instances_cap * sizeof(*w->instances));
 	}
-	w->instances[w->ninstances++] = (struct instance){ origin, addr + w->m->bias,
-							   what == DW_UNIT_INLINED };
+	w->instances[w->ninstances++] = (struct instance){
+		origin, addr + w->m->bias, what == DW_UNIT_INLINED,
+		what == DW_UNIT_COPY && dw_partial_copy(w->m, addr + w->m->bias) };
 }
 
 static int compare_instances(const void *a, const void *b)
@@ -264,6 +271,8 @@ static void add_unit_functions(struct index_build *b, struct unit_functions *w, 
 		/* bsearch found one of the origin's; back up to the first */
 		while (first && first > w->instances && first[-1].origin == off)
 			first--;
+		if (c->partial)
+			add_entry(b, c->partial);
 		if (c->entry) {
 			seen++;
 			add_entry(b, c->entry);
@@ -276,6 +285,8 @@ static void add_unit_functions(struct index_build *b, struct unit_functions *w, 
 		     in->origin == off; in++) {
 			const char *blocked;
 
+			if (in->partial)
+				continue;
 			seen++;
 			if (!usable(m, in->addr, &blocked)) {
 				why = why ? why : blocked;

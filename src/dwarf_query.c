@@ -215,6 +215,8 @@ static void function_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwarf
 	if (!f || (what == DW_UNIT_FUNCTION && !dw_die_has_code(die)) ||
 	    !dw_die_entry(die, &entry))
 		return;
+	if (what != DW_UNIT_INLINED && dw_partial_copy(q->m, entry + q->m->bias))
+		return;		/* foo.part.0: only foo calls it */
 	if (what == DW_UNIT_INLINED ? q->filter == DW_CALL || q->filter == DW_RETURN :
 				      q->filter == DW_INLINE)
 		return;
@@ -313,6 +315,36 @@ const struct dw_function **dw_match_functions(struct dw_module *m,
 	return matched;
 }
 
+/*
+ * The order stap derives a function's probes in: by unit, out-of-line copies before
+ * inlined instances, then by DIE.  -L lists what all of a point's probes have, in the
+ * first one's order, so the order shows.
+ */
+static int compare_as_stap(const void *a, const void *b)
+{
+	const struct dw_site *x = a, *y = b;
+
+	if (x->cu != y->cu)
+		return x->cu < y->cu ? -1 : 1;
+	if ((x->kind == DW_SITE_INLINE) != (y->kind == DW_SITE_INLINE))
+		return x->kind == DW_SITE_INLINE ? 1 : -1;
+	if (x->scope != y->scope)
+		return x->scope < y->scope ? -1 : 1;
+	return dw_compare_sites(a, b);
+}
+
+/* One probe per address: a function inlined into itself has two instances there. */
+static void drop_same_address(struct dw_sites *out, int first)
+{
+	int kept = first;
+
+	qsort(out->sites + first, out->count - first, sizeof(*out->sites), dw_compare_sites);
+	for (int i = first; i < out->count; i++)
+		if (i == first || out->sites[i].addr != out->sites[kept - 1].addr)
+			out->sites[kept++] = out->sites[i];
+	out->count = kept;
+}
+
 void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 		       enum dw_function_filter filter, bool exported_only,
 		       enum dw_prologue prologue, struct dw_sites *out)
@@ -336,7 +368,8 @@ void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 						 .function = f, .addr = f->entry,
 						 .entry = f->entry });
 	}
-	qsort(out->sites + first, out->count - first, sizeof(*out->sites), dw_compare_sites);
+	drop_same_address(out, first);
+	qsort(out->sites + first, out->count - first, sizeof(*out->sites), compare_as_stap);
 }
 
 void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,

@@ -466,9 +466,56 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 
 /* ---- -l and -L ---- */
 
+/* Pointers into the list of points: by name, a name's in the order they were found
+ * (the first found gives the order of its variables). */
 static int compare_listed(const void *a, const void *b)
 {
-	return strcmp(((const struct listed_point *)a)->name, ((const struct listed_point *)b)->name);
+	const struct listed_point *x = *(const struct listed_point *const *)a;
+	const struct listed_point *y = *(const struct listed_point *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The next " $name:type" of a family's list at *AT (its length), or NULL at the end. */
+static const char *next_variable(const char **at, size_t *len)
+{
+	const char *start = *at, *end;
+
+	if (!*start)
+		return NULL;
+	end = strstr(start + 1, " $");
+	*len = end ? (size_t)(end - start) : strlen(start);
+	*at = start + *len;
+	return start;
+}
+
+static bool has_variable(const char *list, const char *var, size_t len)
+{
+	const char *v;
+	size_t n;
+
+	while ((v = next_variable(&list, &n)))
+		if (n == len && strncmp(v, var, len) == 0)
+			return true;
+	return false;
+}
+
+/* A point found more than once (a function's inlined instances) lists the variables
+ * every one of its probes has, in the first one's order. */
+static void keep_common(char **variables, const char *other)
+{
+	struct strbuf sb = { 0 };
+	const char *at = *variables, *v;
+	size_t len;
+
+	if (strcmp(*variables, other) == 0)
+		return;
+	while ((v = next_variable(&at, &len)))
+		if (has_variable(other, v, len))
+			sb_putn(&sb, v, len);
+	free(*variables);
+	*variables = sb.data ? sb_steal(&sb) : xstrdup("");
 }
 
 /* " name:type ..." for the locals of the handler an alias's point makes (-L). */
@@ -506,23 +553,32 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 {
 	struct elaborator el = { 0 };
 	struct strlist lines = { 0 };
+	struct listed_point **sorted;
 
 	setup(&el, s, pp, user);
 	el.listing = true;
 	derive_probe(&el, pattern);
+	sorted = xcalloc(el.nlisted + 1, sizeof(*sorted));
+	for (int i = 0; i < el.nlisted; i++)
+		sorted[i] = &el.listed[i];
 	if (el.nlisted)
-		qsort(el.listed, el.nlisted, sizeof(*el.listed), compare_listed);
+		qsort(sorted, el.nlisted, sizeof(*sorted), compare_listed);
 	for (int i = 0; i < el.nlisted; i++) {
-		struct listed_point *lp = &el.listed[i];
+		struct listed_point *lp = sorted[i];
 		char *vars;
 
-		if (i > 0 && strcmp(lp->name, el.listed[i - 1].name) == 0)
+		if (i > 0 && strcmp(lp->name, sorted[i - 1]->name) == 0)
 			continue;
 		vars = !locals ? xstrdup("") :
 		       lp->variables ? xstrdup(lp->variables) :
 		       lp->alias_point ? alias_locals(s, pp, user, lp->alias_point) : xstrdup("");
+		for (int k = i + 1; locals && lp->variables && k < el.nlisted &&
+				    strcmp(sorted[k]->name, lp->name) == 0; k++)
+			if (sorted[k]->variables)
+				keep_common(&vars, sorted[k]->variables);
 		strlist_add(&lines, xasprintf("%s%s", lp->name, vars));
 		free(vars);
 	}
+	free(sorted);
 	return lines;
 }

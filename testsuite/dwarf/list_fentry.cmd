@@ -1,0 +1,1 @@
+-L 'kernel.function("__down_trylock_console_sem"),kernel.function("buffer_pipe_buf_get")'

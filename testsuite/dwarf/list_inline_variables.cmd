@@ -1,0 +1,1 @@
+-L 'kernel.function("__p4d_free_tlb"),kernel.function("vfs_ioctl"),kernel.function("fdget_pos")'

@@ -1,0 +1,1 @@
+-L 'kernel.function("__deflate_compress").label("out"),kernel.function("____bpf_get_current_comm").label("err_clear")'

@@ -1,0 +1,1 @@
+-L 'kernel.statement("vfs_read@fs/read_write.c:*")'

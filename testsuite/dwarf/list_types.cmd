@@ -1,0 +1,1 @@
+-L 'kernel.function("___bpf_prog_run"),kernel.function("__dynamic_pr_debug"),kernel.function("clwb"),kernel.function("cookie_hash"),kernel.function("class_find_device")'
