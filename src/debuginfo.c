@@ -14,7 +14,7 @@
  * softirqentry, noinstr and kprobes text, and the functions of its own kprobe blocklist
  * (NOKPROBE_SYMBOL, the _kprobe_blacklist table).
  */
-#include "dwarf.h"
+#include "dw.h"
 #include "ctype.h"
 
 #include <dirent.h>

@@ -8,7 +8,7 @@
  * a header, the counts, the tables, then the strings they point into, which stay in
  * memory for the run (the tables' pointers point into them).
  */
-#include "dwarf.h"
+#include "dw.h"
 #include "cache.h"
 
 #include <stdlib.h>

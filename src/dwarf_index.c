@@ -13,7 +13,7 @@
  * per-unit caches every few dozen units: the vmlinux of the reference kernel (2172 units,
  * 164 MB of .debug_info) takes about half a second and little memory beyond the file.
  */
-#include "dwarf.h"
+#include "dw.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

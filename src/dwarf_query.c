@@ -12,7 +12,7 @@
  * compiler split, e.g. a loop's condition, has several).  Only text kprobes may touch
  * counts; an exactly named function that has none is refused with the reason.
  */
-#include "dwarf.h"
+#include "dw.h"
 #include "ctype.h"
 
 #include <dwarf.h>
@@ -352,7 +352,7 @@ void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 	struct dw_index *ix = dw_module_index(m);
 	struct unit_query q = { .m = m, .filter = filter, .prologue = prologue, .out = out };
 	int n, first = out->count;
-	const struct dw_function **matched = dw_match_functions(m, pat, exported_only, true, out,
+	const struct dw_function **matched = dw_match_functions(m, pat, exported_only, false, out,
 							     &n);
 
 	dw_for_each_unit(&q, matched, n, function_die);
@@ -384,8 +384,7 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 
 		if (!function_matches(pat, f) || (exported_only && !(f->flags & DWF_EXPORTED)))
 			continue;
-		if (f->flags & DWF_NO_DWARF ? pat->file || filter == DW_INLINE :
-		    pat->lines == DW_LINES_ABSOLUTE && !dw_line_wanted(pat, f->line, 0))
+		if (f->flags & DWF_NO_DWARF && (pat->file || filter == DW_INLINE))
 			continue;
 		if (f->flags & DWF_BLOCKED) {
 			if (!has_wildcard(pat->function)) {

@@ -16,7 +16,7 @@
  * A point with several probes (inlined instances) lists what all of them have, in the
  * first one's order: the listing (elaborate.c) intersects the lists.
  */
-#include "dwarf.h"
+#include "dw.h"
 #include "ctype.h"
 
 #include <dwarf.h>

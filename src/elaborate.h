@@ -32,7 +32,7 @@ struct elaborator {
 	struct program *prog;
 	struct tapset_index *tapsets;
 	struct kernel_symbols *kernel;	/* the target's symbol table, loaded when needed */
-	struct debuginfo *debuginfo;	/* the target's DWARF (dwarf.h), opened when needed */
+	struct debuginfo *debuginfo;	/* the target's DWARF (dw.h), opened when needed */
 	int errors;			/* semantic_error() counts them */
 	struct token *resolving;	/* the probe point being resolved, for context */
 	bool resolving_shown;

@@ -1,5 +1,5 @@
 /*
- * family_dwarf.c - probes placed by the target's DWARF (dwarf.h).
+ * family_dwarf.c - probes placed by the target's DWARF (dw.h).
  *
  *   kernel.function(PATTERN)                  each out-of-line copy's entry and each
  *     .call  .return[.maxactive(N)]           inlined instance; .call: out-of-line only;
@@ -16,7 +16,7 @@
 #include "elaborate.h"
 #include "emit.h"
 #include "family.h"
-#include "dwarf.h"
+#include "dw.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -114,8 +114,12 @@ static void put_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
 		sb_puts(sb, ".exported");
 }
 
-/* kernel.function("vfs_read@fs/read_write.c:450").return, as stap names it */
-static char *site_name(const struct dwarf_point *dp, const struct dw_site *site)
+/*
+ * kernel.function("vfs_read@fs/read_write.c:450").return, as stap names it.  A label's
+ * function is named by the label's line; a .nearest statement is listed (-l) with
+ * .nearest, and by the line asked when a single one was.
+ */
+static char *site_name(const struct dwarf_point *dp, const struct dw_site *site, bool listing)
 {
 	struct strbuf sb = { 0 };
 	const struct dw_function *f = site->function;
@@ -126,12 +130,15 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site)
 		sb_puts(&sb, "kernel");
 	if (site->kind == DW_SITE_STATEMENT) {
 		sb_printf(&sb, ".statement(\"%s@%s:%d\")", f ? f->name : "*", site->file,
-			  site->line);
+			  listing && site->asked_line ? site->asked_line : site->line);
+		if (listing && dp->nearest)
+			sb_puts(&sb, ".nearest");
 		return sb_steal(&sb);
 	}
 	sb_printf(&sb, ".function(\"%s", f->name);
 	if (f->file)
-		sb_printf(&sb, "@%s:%d", f->file, f->line);
+		sb_printf(&sb, "@%s:%d", f->file,
+			  site->kind == DW_SITE_LABEL ? site->line : f->line);
 	sb_puts(&sb, "\")");
 	if (site->kind == DW_SITE_LABEL) {
 		sb_printf(&sb, ".label(\"%s\")", site->label);
@@ -168,7 +175,7 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	struct derived_probe *derived;
 
 	if (el->listing) {	/* -l/-L: the name, and the variables there */
-		add_derived_probe(el, proto, name ? name : site_name(dp, site), NULL);
+		add_derived_probe(el, proto, name ? name : site_name(dp, site, true), NULL);
 		if (el->session->list_locals)
 			el->listed[el->nlisted - 1].variables =
 				dw_site_variables(site, dp->is_return);
@@ -187,9 +194,13 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	p->is_return = dp->is_return;
 	p->maxactive = dp->maxactive;
 	p->site = *site;
-	derived = add_derived_probe(el, proto, name ? name : site_name(dp, site), p);
+	if (!name)
+		name = site_name(dp, site, false);
+	/* -p2 shows a label's probe as its function's, the label in the derivation only */
+	derived = add_derived_probe(el, proto, site->kind == DW_SITE_LABEL ?
+				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
 	derived->note = site_note(p);
-	derived->derivation = xstrdup(derived->name);	/* as stap shows a DWARF probe's */
+	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
 	return true;
 }
 
@@ -278,13 +289,22 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 		semantic_error(el, NULL, "%s", debuginfo_missing(el->debuginfo));
 		return false;
 	}
-	if (dwarf_addrdie(k->dwarf, dp->address - k->bias, &cu) &&
-	    (line = dwarf_getsrc_die(&cu, dp->address - k->bias)))
-		dwarf_lineaddr(line, &at);
-	if (!line || at + k->bias != dp->address || !dw_in_text(k, dp->address) ||
-	    dw_blocked(k, dp->address)) {
-		semantic_error(el, NULL, "no statement to probe at %#" PRIx64
-			       MAN_PAGE("error::dwarf"), dp->address);
+	if (!dwarf_addrdie(k->dwarf, dp->address - k->bias, &cu) ||
+	    !(line = dwarf_getsrc_die(&cu, dp->address - k->bias)) ||
+	    !dw_in_text(k, dp->address) || dw_blocked(k, dp->address)) {
+		semantic_error(el, NULL, "no match");
+		return false;
+	}
+	dwarf_lineaddr(line, &at);
+	if (at + k->bias != dp->address) {
+		/* stap says it before the "while resolving" of the "no match" */
+		struct token *resolving = el->resolving;
+
+		el->resolving = NULL;
+		semantic_error(el, NULL, "address %#" PRIx64 " does not match the beginning of a "
+			       "statement (try %#" PRIx64 ")", dp->address, at + k->bias);
+		el->resolving = resolving;
+		semantic_error(el, NULL, "no match");
 		return false;
 	}
 	site.module = k;
@@ -315,7 +335,8 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		free(error);
 		return false;
 	}
-	if (!dp.statement && pat->lines != DW_LINES_NONE && pat->lines != DW_LINES_ABSOLUTE)
+	/* stap warns, then ignores the lines of a .function */
+	if (!dp.statement && !dp.label && pat->lines != DW_LINES_NONE)
 		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
 				 "use a .statement() probe, not .function()");
 	names = module_names(el, &dp);
@@ -329,6 +350,16 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		opened++;
 		last = m;
 		find_sites(el, m, &dp, pat, &sites);
+		if (sites.line_error) {
+			/* stap says it before the "while resolving" of the "no match" */
+			struct token *resolving = el->resolving;
+
+			el->resolving = NULL;
+			semantic_error_keyed(el, NULL, "no line records", sites.line_error);
+			el->resolving = resolving;
+			free(sites.line_error);
+			sites.line_error = NULL;
+		}
 		if (sites.refused_name) {
 			semantic_warning(el, proto->handler->probe->tok, "function %s is %s%s",
 					 sites.refused_name,
@@ -355,8 +386,11 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 			semantic_error(el, NULL, "no match");
 		return false;
 	}
+	/* functions matched but not their lines: no similar names; not their labels: the
+	 * similar names include the function's */
 	if (!added)
-		no_match(el, opened == 1 ? last : NULL, pat, refused);
+		no_match(el, opened == 1 && !(dp.statement && sites.functions_found) ? last : NULL,
+			 pat, refused || (dp.label && sites.functions_found));
 	free(sites.sites);
 	return added;
 }

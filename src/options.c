@@ -311,7 +311,7 @@ static long parse_count(const char *arg, long min, long max, const char *option,
 	return n;
 }
 
-/* --prologue-searching[=never|always|auto]: where function probes go (dwarf.h) */
+/* --prologue-searching[=never|always|auto]: where function probes go (dw.h) */
 static int parse_prologue_searching(const char *when)
 {
 	static const char *const modes[] = { "auto", "always", "never" };	/* enum dw_prologue */

@@ -118,3 +118,44 @@ check "--prologue-searching=always probes past the prologue, never at the entry"
 	test -n "$entry" -a -n "$after" -a "$((after))" -gt "$((entry))"
 check "by default (auto), optimized code is probed at the entry, as stap does" \
 	test "$auto" = "$entry"
+
+# ---- statements and labels (the lines are this kernel's: read from -l, not written) ----
+
+list=$("$STAP" -r "$rel" -l 'kernel.statement("vfs_read@fs/read_write.c:*")' 2>&1)
+lines=($(sed -n 's/^kernel\.statement("vfs_read@fs\/read_write\.c:\([0-9]*\)")$/\1/p' <<<"$list"))
+details=$list
+check 'kernel.statement("vfs_read@fs/read_write.c:*") lists ten lines or more, each once' \
+	test "${#lines[@]}" -ge 10 -a "$(wc -l <<<"$list")" = "$(sort -u <<<"$list" | wc -l)"
+first=${lines[0]:-0}
+out=$("$STAP" -r "$rel" -p2 -e "probe kernel.statement(\"vfs_read@fs/read_write.c:$first\") { println(1) }" 2>&1)
+details=$out
+check "a statement on a listed line is one probe named by it" \
+	test "$(grep -c "^kernel\.statement(\"vfs_read@fs/read_write\.c:$first\") /\* pc=_stext+" <<<"$out")" = 1
+# a line without code between two that have some: stap's error, and .nearest moves it
+gap=
+for ((i = 1; i < ${#lines[@]}; i++)); do
+	if [ $((lines[i] - lines[i - 1])) -ge 2 ]; then
+		gap=$((lines[i - 1] + 1))
+		break
+	fi
+done
+out=$("$STAP" -r "$rel" -p2 -e "probe kernel.statement(\"vfs_read@fs/read_write.c:$gap\") { println(1) }" 2>&1)
+details=$out
+check "a line without code says so, with the lines around it (no line records ... try)" \
+	has "^semantic error: no line records for fs/read_write\.c:$gap \[man error::dwarf\] \(try :[0-9]+" "$out"
+out=$("$STAP" -r "$rel" -p2 -e "probe kernel.statement(\"vfs_read@fs/read_write.c:$gap\").nearest { println(1) }" 2>&1)
+details=$out
+check ".nearest moves a line without code to one that has some" \
+	has "^kernel\.statement\(\"vfs_read@fs/read_write\.c:[0-9]+\") .*<- kernel\.statement\(\"vfs_read@fs/read_write\.c:[0-9]+\"\)\.nearest" "$out"
+out=$("$STAP" -r "$rel" -p2 -e "probe kernel.statement(\"*@fs/read_write.c:$first\") { println(1) }" 2>&1)
+details=$out
+check '"*@file:N" finds the line in the functions of the file' \
+	has "^kernel\.statement\(\"vfs_read@fs/read_write\.c:$first\"\)" "$out"
+out=$("$STAP" -r "$rel" -l 'kernel.function("ksys_unshare").label("*")' 2>&1)
+details=$out
+check 'labels are listed as function("f@file:LINE").label("L")' \
+	has '^kernel\.function\("ksys_unshare@kernel/fork\.c:[0-9]+"\)\.label\("bad_unshare_out"\)$' "$out"
+out=$("$STAP" -r "$rel" -p2 -e 'probe kernel.function("ksys_unshare").label("bad_unshare_out") { println(1) }' 2>&1)
+details=$out
+check "a label's probe is named by its function, the label in the derivation" \
+	has '^kernel\.function\("ksys_unshare@kernel/fork\.c:[0-9]+"\) .*\.label\("bad_unshare_out"\) \*/$' "$out"

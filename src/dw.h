@@ -1,5 +1,5 @@
 /*
- * dwarf.h - the DWARF layer: the target kernel's debuginfo, through elfutils.
+ * dw.h - the DWARF layer: the target kernel's debuginfo, through elfutils.
  *
  *   debuginfo.c    where the kernel's and its modules' debuginfo are, opened with
  *                  libdwfl (which relocates a module's ET_REL DWARF); their ELF symbol
@@ -14,8 +14,8 @@
  * libdwfl lays out its sections); a probe is placed at run time as "symbol+offset", so
  * KASLR and module load addresses do not matter.
  */
-#ifndef DWARF_H
-#define DWARF_H
+#ifndef DW_H
+#define DW_H
 
 #include "stap.h"
 
