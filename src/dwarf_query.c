@@ -137,6 +137,19 @@ static bool has_wildcard(const char *s)
 
 /* ---- the functions a pattern names ---- */
 
+/* Whether F cannot be probed at all; an exact name's refusal is noted for its message. */
+static bool refused(const struct dw_pattern *pat, const struct dw_function *f,
+		    struct dw_sites *out)
+{
+	if (!(f->flags & DWF_BLOCKED))
+		return false;
+	if (!has_wildcard(pat->function)) {
+		out->refused_name = f->name;
+		out->refused_why = f->why_blocked;
+	}
+	return true;
+}
+
 static bool function_matches(const struct dw_pattern *pat, const struct dw_function *f)
 {
 	if (fnmatch(pat->function, f->name, 0) != 0)
@@ -299,13 +312,8 @@ const struct dw_function **dw_match_functions(struct dw_module *m,
 			continue;
 		if (with_lines && pat->lines == DW_LINES_ABSOLUTE && !dw_line_wanted(pat, f->line, 0))
 			continue;
-		if (f->flags & DWF_BLOCKED) {
-			if (!has_wildcard(pat->function)) {
-				out->refused_name = f->name;
-				out->refused_why = f->why_blocked;
-			}
+		if (refused(pat, f, out))
 			continue;
-		}
 		matched[n++] = f;
 	}
 	qsort(matched, n, sizeof(*matched), compare_by_unit);
@@ -386,13 +394,8 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 			continue;
 		if (f->flags & DWF_NO_DWARF && (pat->file || filter == DW_INLINE))
 			continue;
-		if (f->flags & DWF_BLOCKED) {
-			if (!has_wildcard(pat->function)) {
-				out->refused_name = f->name;
-				out->refused_why = f->why_blocked;
-			}
+		if (refused(pat, f, out))
 			continue;
-		}
 		if (!(f->flags & wanted))
 			continue;
 		dw_add_site(out, &(struct dw_site){

@@ -1,0 +1,1 @@
+-r ../fake-kernel -l 'kernel.function("*")'
