@@ -12,6 +12,7 @@
  *   strings.c     bounded string helpers for script strings
  *   arith.c       script arithmetic that can fail (division by zero, ...)
  *   memory.c      fault-safe reads of kernel and user memory
+ *   target.c      what target variables read: registers, memory, KASLR-moved addresses
  *   format.c      stap's printf format language
  *   stat.c        statistics: aggregates and histograms, per-CPU scalars
  *   map.c         associative arrays, per-CPU arrays of statistics, wildcard keys
@@ -227,6 +228,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "strings.c"
 #include "arith.c"
 #include "memory.c"
+#include "target.c"
 #include "format.c"
 #include "stat.c"
 #include "map.c"

@@ -290,7 +290,7 @@ static void read_symbols(struct dw_module *m)
 	m->nexported = exported.count;
 }
 
-static const struct dw_symbol *symbol_named(struct dw_module *m, const char *name)
+const struct dw_symbol *dw_symbol_named(struct dw_module *m, const char *name)
 {
 	for (int i = 0; i < m->nsymbols; i++)
 		if (strcmp(m->symbols[i].name, name) == 0)
@@ -301,8 +301,8 @@ static const struct dw_symbol *symbol_named(struct dw_module *m, const char *nam
 /* The kernel's own kprobe blocklist: NOKPROBE_SYMBOL()'s table of function addresses. */
 static void block_nokprobe_functions(struct dw_module *m)
 {
-	const struct dw_symbol *start = symbol_named(m, "__start_kprobe_blacklist");
-	const struct dw_symbol *stop = symbol_named(m, "__stop_kprobe_blacklist");
+	const struct dw_symbol *start = dw_symbol_named(m, "__start_kprobe_blacklist");
+	const struct dw_symbol *stop = dw_symbol_named(m, "__stop_kprobe_blacklist");
 	Elf_Scn *scn = NULL;
 
 	if (!start || !stop || stop->addr <= start->addr)
@@ -362,7 +362,7 @@ static void read_blocked_text(struct dw_module *m)
 	}
 	for (int i = 0; areas[i]; i++) {
 		char *first = xasprintf("%s_start", areas[i]), *last = xasprintf("%s_end", areas[i]);
-		const struct dw_symbol *a = symbol_named(m, first), *b = symbol_named(m, last);
+		const struct dw_symbol *a = dw_symbol_named(m, first), *b = dw_symbol_named(m, last);
 
 		if (a && b)
 			block(m, a->addr, b->addr, "blocklisted section");
@@ -370,7 +370,7 @@ static void read_blocked_text(struct dw_module *m)
 		free(last);
 	}
 	if (m->is_kernel) {
-		const struct dw_symbol *stext = symbol_named(m, "_stext");
+		const struct dw_symbol *stext = dw_symbol_named(m, "_stext");
 
 		if (stext)
 			m->text_start = stext->addr;
@@ -595,6 +595,6 @@ const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr)
 			return s;
 	}
 	if (m->is_kernel)
-		return symbol_named(m, "_stext");
+		return dw_symbol_named(m, "_stext");
 	return NULL;
 }

@@ -504,11 +504,47 @@ static void add_listed(struct elaborator *el, char *name, struct probe_point *al
 	el->listed[el->nlisted++] = (struct listed_point){ name, alias_point, NULL };
 }
 
+static bool is_target_variable(struct node *n, void *arg)
+{
+	bool *found = arg;
+
+	if (n->kind == ND_TARGET || n->kind == ND_ENTRY)
+		*found = true;
+	return !*found;
+}
+
+/*
+ * A handler whose target variables resolve in its probe's context ($count of one
+ * function, $count of another): each probe that runs it gets a copy of its own.
+ */
+static struct probe_body *handler_for(struct derived_probe *dp)
+{
+	struct probe_body *h = dp->handler, *copy;
+	bool found = false;
+
+	if (!dp->family->resolve_target)
+		return h;
+	walk_nodes(h->body, is_target_variable, &found);
+	if (!found)
+		return h;
+	if (!h->context) {
+		h->context = dp;
+		return h;
+	}
+	copy = xmalloc(sizeof(*copy));
+	*copy = *h;
+	copy->body = copy_node(h->body);
+	copy->index = -1;
+	copy->next = NULL;
+	copy->context = dp;
+	return copy;
+}
+
 struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
 					char *name, void *data)
 {
 	struct derived_probe *dp = xmalloc(sizeof(*dp));
-	struct probe_body *h = proto->handler;
+	struct probe_body *h;
 
 	*dp = *proto;
 	dp->name = name;
@@ -518,6 +554,7 @@ struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_pr
 		add_listed(el, name, NULL);
 		return dp;
 	}
+	h = dp->handler = handler_for(dp);
 	if (h->index < 0) {	/* the first probe of this handler */
 		h->index = el->prog->nbodies++;
 		*el->body_tail = h;

@@ -104,6 +104,7 @@ bool dw_partial_copy(struct dw_module *m, uint64_t addr);	/* foo.part.N's start 
 /* A unique symbol at or before ADDR in its text to place a probe from: "symbol+offset". */
 const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr);
 bool dw_name_unique(struct dw_module *m, const char *name);
+const struct dw_symbol *dw_symbol_named(struct dw_module *m, const char *name);
 bool dw_name_exported(struct dw_module *m, const char *name);
 
 /* ---- dwarf_index.c ---- */
@@ -220,6 +221,27 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 int dw_function_names(struct dw_module *m, const char ***names);
 /* " $name:type ..." of the variables in scope at a site (-L); "" if none. */
 char *dw_site_variables(const struct dw_site *site, bool with_return);
+
+/* ---- target variables ---- */
+
+/* dwarf_loc.c: the C of a variable's location at an address (see there). */
+struct dw_location {
+	char *c;		/* C (u64): the address, or (is_value) the value */
+	bool is_value;
+	char *error;		/* why it cannot be read there (then c is NULL) */
+};
+bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
+			 uint64_t addr, bool at_entry, struct dw_location *out);
+
+/* dwarf_scope.c: the variable NAME in scope at SITE: the blocks holding its address,
+ * the function (or inlined instance), then the unit's globals.  False if none; then
+ * *ALTERNATIVES (if asked) is "$a, $b" of those in scope. */
+bool dw_find_variable(const struct dw_site *site, const char *name, Dwarf_Die *var,
+		      Dwarf_Die *function, char **alternatives);
+/* Where a site's variables are read: after the __fentry__ call at a function's entry. */
+uint64_t dw_site_read_at(const struct dw_site *site);
+/* The parameters (PARAMS) or locals in scope at SITE that have a value there. */
+int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die **vars);
 
 /* ---- shared by dwarf_query.c and dwarf_lines.c ---- */
 

@@ -263,3 +263,124 @@ char *dw_site_variables(const struct dw_site *site, bool with_return)
 	free(vl.items);
 	return sb.data ? sb_steal(&sb) : xstrdup("");
 }
+
+/* ---- finding a variable by name ---- */
+
+uint64_t dw_site_read_at(const struct dw_site *site)
+{
+	return calls_fentry(site->module, site->addr) ? site->addr + 5 : site->addr;
+}
+
+struct search {
+	const char *name;	/* the one looked for */
+	Dwarf_Die found;
+	bool done;
+	struct strlist seen;	/* the names met, for the alternatives */
+};
+
+static void search_scope(struct search *s, Dwarf_Die *scope)
+{
+	Dwarf_Die child;
+
+	if (s->done || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		const char *name;
+
+		if (!is_variable(&child) || !(name = die_name(&child)))
+			continue;
+		if (strcmp(name, s->name) == 0) {
+			s->found = child;
+			s->done = true;
+			return;
+		}
+		strlist_add(&s->seen, name);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The blocks holding ADDR, innermost first, then SCOPE itself. */
+static void search_blocks(struct search *s, Dwarf_Die *scope, Dwarf_Addr addr)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child) == 0) {
+		do {
+			if (dwarf_tag(&child) == DW_TAG_lexical_block &&
+			    dwarf_haspc(&child, addr) > 0) {
+				search_blocks(s, &child, addr);
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	search_scope(s, scope);
+}
+
+static char *alternatives_of(struct strlist *names)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < names->count; i++) {
+		bool again = false;
+
+		for (int k = 0; k < i && !again; k++)
+			again = strcmp(names->items[k], names->items[i]) == 0;
+		if (!again)
+			sb_printf(&sb, "%s$%s", sb.len ? ", " : "", names->items[i]);
+	}
+	return sb_steal(&sb);
+}
+
+bool dw_find_variable(const struct dw_site *site, const char *name, Dwarf_Die *var,
+		      Dwarf_Die *function, char **alternatives)
+{
+	struct search s = { .name = name };
+	Dwarf_Die cu;
+	Dwarf_Addr addr = site->addr - site->module->bias;
+
+	if (site->kind == DW_SITE_SYMBOL || !dw_module_open(site->module) ||
+	    !dwarf_offdie(site->module->dwarf, site->scope, function)) {
+		if (alternatives)
+			*alternatives = xstrdup("");
+		return false;
+	}
+	if (site->kind == DW_SITE_STATEMENT || site->kind == DW_SITE_LABEL)
+		search_blocks(&s, function, addr);
+	else
+		search_scope(&s, function);
+	/* then the globals of the unit */
+	if (!s.done && dwarf_offdie(site->module->dwarf, site->cu, &cu)) {
+		struct strlist locals = s.seen;
+
+		s.seen = (struct strlist){ 0 };
+		search_scope(&s, &cu);
+		strlist_free(&s.seen);
+		s.seen = locals;
+	}
+	if (s.done)
+		*var = s.found;
+	else if (alternatives)
+		*alternatives = alternatives_of(&s.seen);
+	strlist_free(&s.seen);
+	return s.done;
+}
+
+int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die **vars)
+{
+	Dwarf_Die function, child;
+	Dwarf_Addr read_at = dw_site_read_at(site) - site->module->bias;
+	int n = 0;
+
+	*vars = NULL;
+	if (site->kind == DW_SITE_SYMBOL || !dw_module_open(site->module) ||
+	    !dwarf_offdie(site->module->dwarf, site->scope, &function) ||
+	    dwarf_child(&function, &child) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&child) != (params ? DW_TAG_formal_parameter : DW_TAG_variable) ||
+		    !die_name(&child) || !available_at(&child, read_at))
+			continue;
+		*vars = xrealloc(*vars, (n + 1) * sizeof(**vars));
+		(*vars)[n++] = child;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}

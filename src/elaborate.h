@@ -79,6 +79,11 @@ struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
 /* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
 bool constant_value(struct node *n, int64_t *value);
 
+/* target.c: the ->member and [index] components of N from a start of TYPE (in A): the
+ * steps, and what the result is; false after saying why (not when QUIET) */
+bool target_components(struct elaborator *el, struct node *n, struct target_access *a,
+		       struct ctype *type, bool quiet);
+
 /* types.c */
 void infer_types(struct elaborator *el);
 

@@ -17,6 +17,7 @@
 #include "emit.h"
 #include "family.h"
 #include "dw.h"
+#include "ctype.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -409,6 +410,113 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	return added;
 }
 
+/* ---- target variables ---- */
+
+/* A target variable uses a kernel link-time address: the runtime moves it as KASLR moved
+ * the kernel, by how far jiffies moved; the program notes where jiffies was linked. */
+static bool kernel_addresses(struct elaborator *el)
+{
+	struct dw_module *k = debuginfo_kernel(debuginfo_of(el));
+	const struct dw_symbol *jiffies = k ? dw_symbol_named(k, "jiffies") : NULL;
+
+	if (!jiffies) {
+		semantic_error(el, NULL, "no jiffies in the kernel's symbol table: cannot place "
+			       "its addresses");
+		return false;
+	}
+	el->prog->jiffies_link = jiffies->addr;
+	return true;
+}
+
+/* "unable to find local 'x', [man error::dwarf] ... (alternatives: $a, $b)", as stap */
+static void no_variable(struct elaborator *el, struct node *n, const struct dw_site *site,
+			Dwarf_Die *function, const char *name, const char *alternatives)
+{
+	const struct dw_function *f = site->function;
+
+	semantic_error(el, n->tok, "unable to find local '%s'," MAN_PAGE("error::dwarf")
+		       " dieoffset %#" PRIx64 " in %s, near pc %#" PRIx64 " in %s %s "
+		       "(alternatives: %s)", name, (uint64_t)dwarf_dieoffset(function),
+		       site->module->name, site->addr, f ? f->name : "?",
+		       f && f->file ? f->file : "", alternatives);
+}
+
+/* $return: the value in the return register, of the function's declared type. */
+static bool return_value(struct elaborator *el, struct derived_probe *dp, struct node *n,
+			 struct target_access *a, bool quiet)
+{
+	struct dwarf_probe *p = dp->data;
+	Dwarf_Die function;
+	struct ctype *type;
+
+	if (!p->is_return || !dw_module_open(p->site.module) ||
+	    !dwarf_offdie(p->site.module->dwarf, p->site.scope, &function) ||
+	    !(type = ctype_of_variable(&function)) || type->kind == CT_VOID) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unable to find return value%s",
+				       p->is_return ? " of a function returning void" :
+						      " outside a .return probe");
+		return false;
+	}
+	a->start = xstrdup("stp_return_value(c)");
+	a->start_is_value = true;
+	return target_components(el, n, a, type, quiet);
+}
+
+static bool dwarf_resolve_target(struct elaborator *el, struct derived_probe *dp,
+				 struct node *n, bool quiet)
+{
+	struct dwarf_probe *p = dp->data;
+	const struct dw_site *site = &p->site;
+	struct target_access *a = xcalloc(1, sizeof(*a));
+	const char *name = n->string + 1;
+	Dwarf_Die var, function;
+	struct dw_location loc;
+	char *alternatives = NULL;
+	bool at_entry = site->kind == DW_SITE_ENTRY || site->kind == DW_SITE_INLINE;
+
+	if (!site->module || site->kind == DW_SITE_SYMBOL) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unresolved target-symbol expression");
+		return false;
+	}
+	if (strcmp(name, "return") == 0 && p->is_return) {
+		if (!return_value(el, dp, n, a, quiet))
+			return false;
+		n->access = a;
+		return true;
+	}
+	if (p->is_return) {
+		if (!quiet)
+			semantic_error(el, n->tok, "target variables of .return probes other than "
+				       "$return are not implemented yet");
+		return false;
+	}
+	if (!dw_find_variable(site, name, &var, &function, quiet ? NULL : &alternatives)) {
+		if (!quiet)
+			no_variable(el, n, site, &function, name, alternatives);
+		free(alternatives);
+		return false;
+	}
+	if (!dw_compile_location(site->module, &var, &function, dw_site_read_at(site), at_entry,
+				 &loc)) {
+		if (!quiet)
+			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name,
+				       loc.error);
+		free(loc.error);
+		return false;
+	}
+	a->start = loc.c;
+	a->start_is_value = loc.is_value;
+	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
+	if (a->kernel_address && !kernel_addresses(el))
+		return false;
+	if (!target_components(el, n, a, ctype_of_variable(&var), quiet))
+		return false;
+	n->access = a;
+	return true;
+}
+
 /* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
 
 static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
@@ -448,5 +556,6 @@ const struct probe_family dwarf_family = {
 	.name = "dwarf",
 	.templates = dwarf_templates,
 	.build = dwarf_build,
+	.resolve_target = dwarf_resolve_target,
 	.emit = dwarf_emit,
 };

@@ -11,6 +11,7 @@
  * on it keeps only the branch that can run.
  */
 #include "elaborate.h"
+#include "family.h"
 
 #include <string.h>
 
@@ -281,9 +282,29 @@ static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n
 
 static bool target_available(struct scope *sc, struct node *n)
 {
-	/* procfs handlers have $value; other context variables need DWARF (not yet) */
+	/* procfs handlers have $value */
 	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && !n->components &&
 	       sc->handler && (sc->handler->procfs_read || sc->handler->procfs_write);
+}
+
+/*
+ * A target variable, in the context of the probe its handler runs for (the family
+ * resolves it: DWARF variables, later tracepoint arguments); false after saying why
+ * (not when QUIET, for @defined).
+ */
+static bool resolve_target(struct elaborator *el, struct scope *sc, struct node *n, bool quiet)
+{
+	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
+
+	for (struct target_component *c = n->components; c; c = c->next)
+		resolve(el, sc, c->index);
+	if (target_available(sc, n))
+		return true;
+	if (dp && dp->family->resolve_target)
+		return dp->family->resolve_target(el, dp, n, quiet);
+	if (!quiet)
+		semantic_error(el, n->tok, "unresolved target-symbol expression");
+	return false;
 }
 
 /* @defined(x): 1 when x can be resolved here, else 0. */
@@ -294,7 +315,7 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 
 	switch (e->kind) {
 	case ND_TARGET:
-		defined = target_available(sc, e);
+		defined = resolve_target(el, sc, e, true);
 		break;
 	case ND_CAST:
 	case ND_AT_VAR:
@@ -356,6 +377,8 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 		resolve_list(el, sc, n->args);
 		if (resolve_global_array(el, sc, n->lhs, n->nargs))
 			n->lhs->sym->read |= reads;
+	} else if (n->kind == ND_TARGET && !target_available(sc, n) && !el->session->guru) {
+		semantic_error(el, n->tok, "write to target variable not permitted; need stap -g");
 	} else {
 		resolve(el, sc, n);
 		if (target_available(sc, n) && sc->handler->procfs_write)
@@ -478,10 +501,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve(el, sc, n->els);
 		return;
 	case ND_TARGET:
-		if (!target_available(sc, n))
-			semantic_error(el, n->tok, "unresolved target-symbol expression");
-		for (struct target_component *c = n->components; c; c = c->next)
-			resolve(el, sc, c->index);
+		resolve_target(el, sc, n, false);
 		return;
 	case ND_CAST:
 	case ND_AT_VAR:

@@ -264,6 +264,47 @@ struct target_component {
 	struct target_component *next;
 };
 
+/*
+ * What pass 2 made of a target variable, @var or @cast and its ->member and [index]
+ * components, against the debuginfo: where the value starts (the C of a location), the
+ * steps from there through memory, and what the result is.  Pass 3 writes the C that
+ * follows it at run time through the runtime's fault-safe reads (translate_target.c).
+ * The model: an address A starts at START (or START is the value itself, when nothing
+ * follows); each step moves A; the result is read at A.
+ */
+enum target_step_kind {
+	TSTEP_ADD,		/* A += offset */
+	TSTEP_LOAD,		/* A = the pointer stored at A */
+	TSTEP_INDEX,		/* A += index * scale */
+};
+
+struct target_step {
+	enum target_step_kind kind;
+	int64_t offset;			/* TSTEP_ADD */
+	struct node *index;		/* TSTEP_INDEX */
+	int64_t scale;
+};
+
+enum target_result {
+	TRESULT_LONG,		/* a number of SIZE bytes at A (or the value START is) */
+	TRESULT_STRING,		/* the chars of an array at A */
+	TRESULT_ADDRESS,	/* &...: A itself */
+};
+
+struct ctype;
+struct target_access {
+	char *start;			/* C (u64): the address, or (start_is_value) the value */
+	bool start_is_value;		/* a register or computed value: no step may follow */
+	struct target_step *steps;
+	int nsteps;
+	enum target_result result;
+	int size;			/* TRESULT_LONG: 1, 2, 4 or 8 bytes */
+	bool is_signed;
+	int bit_offset, bit_size;	/* a bitfield's bits in those bytes (bit_size 0: none) */
+	struct ctype *type;		/* of the result (pretty-printing, autocast) */
+	bool kernel_address;		/* START uses a link-time kernel address (KASLR) */
+};
+
 struct symbol;
 struct function;
 
@@ -306,6 +347,7 @@ struct node {
 	/* pass 2 */
 	struct symbol *sym;	/* ND_VAR, resolved by pass 2 */
 	struct function *func;	/* ND_CALL, resolved by pass 2 */
+	struct target_access *access;	/* ND_TARGET, ND_AT_VAR, ND_CAST, ND_AUTOCAST */
 	int height;		/* of the expression tree under it (bounded by the parser) */
 };
 
@@ -504,6 +546,9 @@ struct probe_body {
 	bool displays_globals;		/* made to print globals written but never read */
 	bool procfs_read;		/* of a procfs read probe: it sets $value */
 	bool procfs_write;		/* of a procfs write probe: $value is what came */
+	/* the probe whose context its target variables resolve in: a family with target
+	 * variables gives each of its probes a copy of the body that uses them (derive.c) */
+	struct derived_probe *context;
 	struct probe_body *next;
 };
 
@@ -533,6 +578,8 @@ struct program {
 	struct symbol *globals;		/* the used ones, in order (next_used) */
 	int nglobals;
 	int nembeds;
+	uint64_t jiffies_link;		/* target variables use kernel addresses: where the
+					 * kernel's symbol table has jiffies (KASLR) */
 };
 
 /* elaborate.c: pass 2 */

@@ -6,6 +6,7 @@
  *                         @variance precision, and what cannot be translated yet
  *   translate_expr.c      expressions, as C expressions (GNU statement expressions)
  *   translate_stmt.c      statements, as lines of C in a body
+ *   translate_target.c    target variables, @var and @cast, through the runtime's reads
  *   translate.c           the module's layout: globals, frames, bodies, tables, start/stop
  *   emit.c                the output and C literals (emit.h), shared with the families
  */
@@ -66,6 +67,11 @@ char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask);
 bool has_wildcard(struct node *args);
 char *stat_source(struct body *b, struct node *n, char **setup, struct global_c **gp);
 const char *stat_aggregate(const char *name);
+
+int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
+
+/* translate_target.c: a target variable, @var or @cast (N->access) as C */
+char *translate_target(struct body *b, struct node *n);
 
 /* translate_stmt.c: lines of C at DEPTH tabs into B's code */
 void translate_statement(struct body *b, struct node *n, int depth);

@@ -153,11 +153,12 @@ static const char *untranslatable(struct checking *ck, struct node *n)
 	switch (n->kind) {
 	case ND_REGEX: return "regular expression matching is";
 	case ND_TARGET:
-		if (ck->body && is_procfs_value(ck->body, n))
+		if ((ck->body && is_procfs_value(ck->body, n)) || n->access)
 			return NULL;
 		return "target variables are";
-	case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST: case ND_DEFINED: case ND_ENTRY:
-	case ND_PERF:
+	case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST:
+		return n->access ? NULL : "target variables and @-operators are";
+	case ND_DEFINED: case ND_ENTRY: case ND_PERF:
 		return "target variables and @-operators are";
 	case ND_UNARY:
 		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;

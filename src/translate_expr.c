@@ -49,7 +49,7 @@ static bool has_side_effects(struct node *n)
 	       has_side_effects(n->els);
 }
 
-static int new_temp(struct body *b)
+int new_temp(struct body *b)
 {
 	return b->ntemps++;
 }
@@ -585,8 +585,13 @@ char *translate_expr(struct body *b, struct node *n)
 	case ND_VAR:
 		g = global_of(b->t, n->sym);
 		return g ? xstrdup(g->name) : xasprintf("l->l_%s", n->string);
-	case ND_TARGET:		/* only procfs's $value gets here */
-		return xstrdup("((const char *)STP_PROCFS_VALUE(c))");
+	case ND_TARGET:
+	case ND_AT_VAR:
+	case ND_CAST:
+	case ND_AUTOCAST:
+		if (n->access)
+			return translate_target(b, n);
+		return xstrdup("((const char *)STP_PROCFS_VALUE(c))");	/* procfs's $value */
 	case ND_INDEX:
 		if (n->lhs->kind == ND_HIST)
 			return hist_bucket(b, n);

@@ -400,7 +400,18 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 		t = TYPE_LONG;
 		break;
 	case ND_TARGET:
-		t = TYPE_STRING;	/* a procfs probe's $value */
+	case ND_AT_VAR:
+	case ND_CAST:
+	case ND_AUTOCAST:
+		if (n->access)
+			t = n->access->result == TRESULT_STRING ? TYPE_STRING : TYPE_LONG;
+		else if (n->kind == ND_TARGET && strcmp(n->string, "$value") == 0)
+			t = TYPE_STRING;	/* a procfs probe's $value */
+		for (struct target_component *c = n->components; c; c = c->next)
+			if (c->index) {
+				infer(ty, c->index);
+				push_type(ty, c->index, TYPE_LONG);
+			}
 		break;
 	case ND_EMBEDDED_EXPR:
 		t = strstr(n->string, "/* string */") ? TYPE_STRING : TYPE_LONG;

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target.c - what target variables read at run time: the probe's registers, memory
+ * through the fault-safe reads (memory.c), and kernel addresses moved as KASLR moved
+ * the kernel.
+ *
+ * Pass 3 (translate_target.c) writes each target variable as calls of these: a location
+ * from the debuginfo (registers, DW_OP_deref, a global's link-time address), then the
+ * steps through memory, then the value read.  A bad address is a soft error naming the
+ * expression ("kernel read fault at 0x... near identifier '$file' at ..."), never an
+ * oops.
+ */
+
+/* The registers of x86-64 in the DWARF numbering (System V psABI, figure 3.36). */
+static u64 stp_dwarf_register(struct context *c, unsigned int regno)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (unlikely(!regs)) {
+		stp_soft_error(c, "no registers in this probe to read target variables from");
+		return 0;
+	}
+	switch (regno) {
+	case 0: return regs->ax;
+	case 1: return regs->dx;
+	case 2: return regs->cx;
+	case 3: return regs->bx;
+	case 4: return regs->si;
+	case 5: return regs->di;
+	case 6: return regs->bp;
+	case 7: return kernel_stack_pointer(regs);
+	case 8: return regs->r8;
+	case 9: return regs->r9;
+	case 10: return regs->r10;
+	case 11: return regs->r11;
+	case 12: return regs->r12;
+	case 13: return regs->r13;
+	case 14: return regs->r14;
+	case 15: return regs->r15;
+	case 16: return regs->ip;
+	}
+	stp_soft_error(c, "DWARF register %u is not available here", regno);
+	return 0;
+}
+
+/* $return: the value the function returns. */
+static __maybe_unused u64 stp_return_value(struct context *c)
+{
+	if (unlikely(!c->regs || !c->is_return)) {
+		stp_soft_error(c, "$return is only known in a .return probe");
+		return 0;
+	}
+	return regs_return_value(c->regs);
+}
+
+/* SIZE (1, 2, 4, 8) bytes at ADDR, zero-extended; 0 and a soft error if it faults. */
+static u64 stp_target_deref(struct context *c, u64 addr, int size)
+{
+	u64 value = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (size < 1 || size > 8) {
+		stp_soft_error(c, "cannot read %d bytes as a number", size);
+		return 0;
+	}
+	stp_read_kernel(c, &value, (unsigned long)addr, size);	/* little endian */
+	return value;
+}
+
+/* A number of SIZE bytes, signed or not, or a bitfield's bits in them, from RAW. */
+static s64 stp_target_number(u64 raw, int size, bool is_signed, int bit_offset, int bit_size)
+{
+	int bits = bit_size ? bit_size : size * 8;
+
+	if (bit_size)
+		raw >>= bit_offset;
+	if (bits < 64) {
+		raw &= (1ULL << bits) - 1;
+		if (is_signed && (raw & (1ULL << (bits - 1))))
+			raw |= ~0ULL << bits;
+	}
+	return (s64)raw;
+}
+
+/* The number a variable in a register (or a computed value) holds. */
+static __maybe_unused s64 stp_target_value(struct context *c, u64 value, int size,
+					   int is_signed, int bit_offset, int bit_size)
+{
+	return stp_target_number(value, size, is_signed, bit_offset, bit_size);
+}
+
+/* The number of SIZE bytes at ADDR. */
+static __maybe_unused s64 stp_target_read(struct context *c, u64 addr, int size,
+					  int is_signed, int bit_offset, int bit_size)
+{
+	return stp_target_number(stp_target_deref(c, addr, size), size, is_signed, bit_offset,
+				 bit_size);
+}
+
+/* The chars of an array of LENGTH (0: unknown) at ADDR, up to its first NUL. */
+static __maybe_unused void stp_target_string(struct context *c, char *dst, u64 addr,
+					     s64 length)
+{
+	size_t size = length > 0 && length < MAXSTRINGLEN ? (size_t)length + 1 : MAXSTRINGLEN;
+
+	dst[0] = '\0';
+	if (likely(!c->last_error))
+		stp_read_kernel_string(c, dst, (unsigned long)addr, size);
+}
+
+/*
+ * A kernel link-time address as it is now: KASLR moved the whole kernel by one offset,
+ * which jiffies (every kernel has it, modules may take its address) shows; pass 3
+ * defines STP_JIFFIES_LINK, its address in the kernel's symbol table.
+ */
+#ifdef STP_JIFFIES_LINK
+static __maybe_unused u64 stp_kernel_address(struct context *c, u64 link)
+{
+	return link + ((unsigned long)&jiffies - STP_JIFFIES_LINK);
+}
+#else
+static __maybe_unused u64 stp_kernel_address(struct context *c, u64 link)
+{
+	stp_soft_error(c, "no kernel load address for %#llx", link);
+	return 0;
+}
+#endif

@@ -1,0 +1,74 @@
+/*
+ * translate_target.c - pass 3: target variables, @var and @cast as C.
+ *
+ * A target_access (stap.h) becomes one statement expression: the address (or value)
+ * its location gives, each step through memory, then the result, all through the
+ * runtime's fault-safe reads (runtime/target.c).  The handler's error location is set
+ * to the target expression first, so a bad pointer's soft error names it:
+ * "kernel read fault at 0x... near identifier '$file' at script.stp:3:9".
+ */
+#include "translate.h"
+#include "emit.h"
+#include "ctype.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The number of chars of the array a string result reads (its type's count). */
+static int64_t string_length(const struct target_access *a)
+{
+	struct ctype *t = ctype_resolve(a->type);
+
+	return t && t->kind == CT_ARRAY && t->count > 0 ? t->count : 0;
+}
+
+char *translate_target(struct body *b, struct node *n)
+{
+	const struct target_access *a = n->access;
+	struct strbuf sb = { 0 };
+	int id = b->unique++, temp;
+	char *where = c_location(n->tok);
+
+	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; u64 _t%d; c->last_stmt = %s; "
+		  "_t%d = (%s); ", id, id, where, id, a->start);
+	free(where);
+	for (int i = 0; i < a->nsteps; i++) {
+		const struct target_step *s = &a->steps[i];
+		char *index;
+
+		switch (s->kind) {
+		case TSTEP_ADD:
+			sb_printf(&sb, "_t%d += %" PRId64 "LL; ", id, s->offset);
+			break;
+		case TSTEP_LOAD:
+			sb_printf(&sb, "_t%d = stp_target_deref(c, _t%d, 8); ", id, id);
+			break;
+		case TSTEP_INDEX:
+			index = translate_expr(b, s->index);
+			sb_printf(&sb, "_t%d += (u64)(s64)(%s) * %" PRId64 "ULL; ", id, index,
+				  s->scale);
+			free(index);
+			break;
+		}
+	}
+	switch (a->result) {
+	case TRESULT_ADDRESS:
+		sb_printf(&sb, "if (likely(!c->last_error)) c->last_stmt = _w%d; (s64)_t%d; })", id,
+			  id);
+		break;
+	case TRESULT_STRING:
+		temp = new_temp(b);
+		sb_printf(&sb, "stp_target_string(c, l->_tmp%d, _t%d, %" PRId64 "); "
+			  "if (likely(!c->last_error)) c->last_stmt = _w%d; "
+			  "(const char *)l->_tmp%d; })", temp, id, string_length(a), id, temp);
+		break;
+	case TRESULT_LONG:
+		sb_printf(&sb, "s64 _v%d = stp_target_%s(c, _t%d, %d, %d, %d, %d); "
+			  "if (likely(!c->last_error)) c->last_stmt = _w%d; _v%d; })", id,
+			  a->start_is_value && !a->nsteps ? "value" : "read", id, a->size,
+			  a->is_signed, a->bit_offset, a->bit_size, id, id);
+		break;
+	}
+	return sb_steal(&sb);
+}
