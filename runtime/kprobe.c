@@ -25,6 +25,10 @@ struct stp_kprobe_probe {
 	bool is_return;
 	int maxactive;			/* <= 0: the kernel's default */
 	bool wait_for_module;		/* "module:name" not loaded yet: wait for it */
+	/* a return probe's @entry(...): the handler its function's entry runs, and the
+	 * bytes each instance keeps for the return (kretprobe instance data) */
+	const struct stp_probe *entry_probe;
+	size_t data_size;
 	/* run-time state, under stp_kprobes_mutex once the session has started */
 	bool registered;
 	union {
@@ -62,6 +66,21 @@ static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* A return probe's function is entered: its @entry values are evaluated and kept. */
+static int stp_kretprobe_entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = stp_kretprobe_of(ri);
+	struct stp_kprobe_probe *k;
+	struct stp_hit hit = { .regs = regs, .data = ri };
+
+	if (unlikely(!rp))
+		return 0;
+	k = container_of(rp, struct stp_kprobe_probe, u.krp);
+	memset(ri->data, 0, k->data_size);	/* an entry that is skipped keeps zeros */
+	stp_probe_run_hit(k->entry_probe, STP_SESSION_RUNNING, &hit);
+	return 0;
+}
+
 static int stp_kretprobe_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *rp = stp_kretprobe_of(ri);
@@ -90,6 +109,10 @@ static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
 		return register_kprobe(kp);
 	}
 	k->u.krp.handler = stp_kretprobe_handler;
+	if (k->entry_probe) {
+		k->u.krp.entry_handler = stp_kretprobe_entry_handler;
+		k->u.krp.data_size = k->data_size;
+	}
 	if (k->maxactive > 0)
 		k->u.krp.maxactive = k->maxactive;
 	return register_kretprobe(&k->u.krp);

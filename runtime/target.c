@@ -53,6 +53,24 @@ static __maybe_unused u64 stp_return_value(struct context *c)
 	return regs_return_value(c->regs);
 }
 
+/*
+ * Where a return probe keeps an @entry value: in its kretprobe instance's data, at OFFSET
+ * (the return's hit and the entry's both carry the instance).
+ */
+static __maybe_unused s64 *stp_kept_long(struct context *c, size_t offset)
+{
+	struct kretprobe_instance *ri = c->probe_data;
+
+	return (s64 *)(ri->data + offset);
+}
+
+static __maybe_unused char *stp_kept_string(struct context *c, size_t offset)
+{
+	struct kretprobe_instance *ri = c->probe_data;
+
+	return (char *)(ri->data + offset);
+}
+
 /* SIZE (1, 2, 4, 8) bytes at ADDR, zero-extended; 0 and a soft error if it faults. */
 static u64 stp_target_deref(struct context *c, u64 addr, int size)
 {

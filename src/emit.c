@@ -71,3 +71,22 @@ char *c_location(struct token *tok)
 	free(text);
 	return lit;
 }
+
+/* ---- a return probe's @entry values ---- */
+
+/*
+ * Where @entry number I of H is kept in the return's data (kretprobe instance data): the
+ * numbers (8 bytes each) and strings (MAXSTRINGLEN each) before it, as C.
+ */
+char *entry_offset(struct probe_body *h, int i)
+{
+	int longs = 0, strings = 0;
+
+	for (int k = 0; k < i && k < h->nentries; k++) {
+		if (h->entries[k]->type == TYPE_STRING)
+			strings++;
+		else
+			longs++;
+	}
+	return xasprintf("(%d * 8 + %d * MAXSTRINGLEN)", longs, strings);
+}

@@ -36,6 +36,9 @@ struct probe_table {
 struct probe_family;
 void emit_probe_table(struct emitter *e, struct program *prog,
 		      const struct probe_family *family, const struct probe_table *table);
+/* The C offset of @entry number I of H in its return's data (kretprobe instance data);
+ * I = H->nentries gives the size of it all. */
+char *entry_offset(struct probe_body *h, int i);
 char *c_string(const char *s);		/* "quoted", escaped as a C literal */
 char *c_location(struct token *tok);	/* "identifier 'x' at <input>:1:5", as a C literal */
 

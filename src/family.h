@@ -26,11 +26,10 @@ struct probe_family {
 	/*
 	 * Pass 2: resolves a target variable N (ND_TARGET: $name, $$vars, ...) in the
 	 * context of DP: sets N->access (or rewrites N, e.g. $$vars into a sprintf), else
-	 * says why (not when QUIET: @defined asks) and returns false.  NULL: the family's
-	 * probes have no target variables.
+	 * says why (not when QUIET: @defined asks).  NULL: the family's probes have none.
 	 */
-	bool (*resolve_target)(struct elaborator *el, struct derived_probe *dp, struct node *n,
-			       bool quiet);
+	enum target_resolution (*resolve_target)(struct elaborator *el, struct derived_probe *dp,
+						 struct node *n, bool quiet);
 	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
 	void (*emit)(struct emitter *e, struct program *prog);
 	/* Pass 3: what it cannot translate of this probe yet, or NULL. */

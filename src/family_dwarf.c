@@ -216,6 +216,7 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
 	derived->note = site_note(p);
 	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
+	derived->saves_entry = dp->is_return;	/* a kretprobe's entry handler evaluates them */
 	return true;
 }
 
@@ -463,8 +464,9 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 	return target_components(el, n, a, type, quiet);
 }
 
-static bool dwarf_resolve_target(struct elaborator *el, struct derived_probe *dp,
-				 struct node *n, bool quiet)
+static enum target_resolution dwarf_resolve_target(struct elaborator *el,
+						   struct derived_probe *dp, struct node *n,
+						   bool quiet)
 {
 	struct dwarf_probe *p = dp->data;
 	const struct dw_site *site = &p->site;
@@ -478,25 +480,19 @@ static bool dwarf_resolve_target(struct elaborator *el, struct derived_probe *dp
 	if (!site->module || site->kind == DW_SITE_SYMBOL) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
-		return false;
+		return TARGET_UNRESOLVED;
 	}
 	if (strcmp(name, "return") == 0 && p->is_return) {
 		if (!return_value(el, dp, n, a, quiet))
-			return false;
+			return TARGET_UNRESOLVED;
 		n->access = a;
-		return true;
-	}
-	if (p->is_return) {
-		if (!quiet)
-			semantic_error(el, n->tok, "target variables of .return probes other than "
-				       "$return are not implemented yet");
-		return false;
+		return TARGET_RESOLVED;
 	}
 	if (!dw_find_variable(site, name, &var, &function, quiet ? NULL : &alternatives)) {
 		if (!quiet)
 			no_variable(el, n, site, &function, name, alternatives);
 		free(alternatives);
-		return false;
+		return TARGET_UNRESOLVED;
 	}
 	if (!dw_compile_location(site->module, &var, &function, dw_site_read_at(site), at_entry,
 				 &loc)) {
@@ -504,17 +500,18 @@ static bool dwarf_resolve_target(struct elaborator *el, struct derived_probe *dp
 			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name,
 				       loc.error);
 		free(loc.error);
-		return false;
+		return TARGET_UNRESOLVED;
 	}
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	if (a->kernel_address && !kernel_addresses(el))
-		return false;
+		return TARGET_UNRESOLVED;
 	if (!target_components(el, n, a, ctype_of_variable(&var), quiet))
-		return false;
+		return TARGET_UNRESOLVED;
 	n->access = a;
-	return true;
+	/* a return probe's site is the function's entry: what it reads is read there */
+	return p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }
 
 /* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
@@ -539,6 +536,13 @@ static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 			  p->maxactive > INT32_MAX ? (int64_t)INT32_MAX : p->maxactive);
 	if (p->site.module && !p->site.module->is_kernel)
 		sb_puts(sb, ", .wait_for_module = true");
+	if (p->is_return && dp->handler->nentries) {
+		char *size = entry_offset(dp->handler, dp->handler->nentries);
+
+		sb_printf(sb, ", .entry_probe = &probe_%d_entry_probe, .data_size = %s",
+			  dp->handler->index, size);
+		free(size);
+	}
 	sb_puts(sb, " },\n");
 }
 

@@ -21,9 +21,11 @@ struct scope {
 	struct function *function;	/* NULL in a probe handler */
 	struct probe_body *handler;	/* NULL in a function */
 	struct stapfile *file;		/* private names of this file are visible */
+	int in_entry;			/* within @entry(...) */
 };
 
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
+static void add_entry(struct elaborator *el, struct scope *sc, struct node *n);
 
 /* ---- tapset files ---- */
 
@@ -295,16 +297,58 @@ static bool target_available(struct scope *sc, struct node *n)
 static bool resolve_target(struct elaborator *el, struct scope *sc, struct node *n, bool quiet)
 {
 	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
+	enum target_resolution r;
 
 	for (struct target_component *c = n->components; c; c = c->next)
 		resolve(el, sc, c->index);
 	if (target_available(sc, n))
 		return true;
-	if (dp && dp->family->resolve_target)
-		return dp->family->resolve_target(el, dp, n, quiet);
-	if (!quiet)
-		semantic_error(el, n->tok, "unresolved target-symbol expression");
-	return false;
+	if (!dp || !dp->family->resolve_target) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unresolved target-symbol expression");
+		return false;
+	}
+	r = dp->family->resolve_target(el, dp, n, quiet);
+	if (r == TARGET_AT_ENTRY && !sc->in_entry && !quiet) {
+		/* a .return probe's parameters are their values at the entry: @entry($x) */
+		struct node *inner = xmalloc(sizeof(*inner)), *next = n->next;
+
+		*inner = *n;
+		inner->next = NULL;
+		*n = (struct node){ .kind = ND_ENTRY, .tok = n->tok, .lhs = inner, .next = next };
+		add_entry(el, sc, n);
+	}
+	return r != TARGET_UNRESOLVED;
+}
+
+/* @entry(E): E is evaluated at the function's entry and kept for the return probe. */
+static void add_entry(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct probe_body *h = sc->handler;
+
+	h->entries = xrealloc(h->entries, (h->nentries + 1) * sizeof(*h->entries));
+	n->number = h->nentries;
+	h->entries[h->nentries++] = n;
+	(void)el;
+}
+
+static void resolve_entry(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
+
+	if (!dp || !dp->saves_entry) {
+		semantic_error(el, n->tok, "@entry is allowed only in .return probes of functions");
+		return;
+	}
+	if (sc->in_entry) {
+		resolve(el, sc, n->lhs);	/* @entry(@entry(x)) is @entry(x) */
+		*n = *n->lhs;
+		return;
+	}
+	sc->in_entry++;
+	resolve(el, sc, n->lhs);
+	sc->in_entry--;
+	add_entry(el, sc, n);
 }
 
 /* @defined(x): 1 when x can be resolved here, else 0. */
@@ -503,10 +547,12 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_TARGET:
 		resolve_target(el, sc, n, false);
 		return;
+	case ND_ENTRY:
+		resolve_entry(el, sc, n);
+		return;
 	case ND_CAST:
 	case ND_AT_VAR:
 	case ND_AUTOCAST:
-	case ND_ENTRY:
 	case ND_PERF:
 		resolve(el, sc, n->lhs);
 		for (struct target_component *c = n->components; c; c = c->next)

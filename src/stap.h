@@ -291,6 +291,13 @@ enum target_result {
 	TRESULT_ADDRESS,	/* &...: A itself */
 };
 
+/* What a family made of a target variable (family.h's resolve_target). */
+enum target_resolution {
+	TARGET_UNRESOLVED,
+	TARGET_RESOLVED,
+	TARGET_AT_ENTRY,	/* resolved, as its value at the function's entry (.return) */
+};
+
 struct ctype;
 struct target_access {
 	char *start;			/* C (u64): the address, or (start_is_value) the value */
@@ -549,6 +556,10 @@ struct probe_body {
 	/* the probe whose context its target variables resolve in: a family with target
 	 * variables gives each of its probes a copy of the body that uses them (derive.c) */
 	struct derived_probe *context;
+	/* @entry(...) of a return probe: what its function's entry evaluates and keeps for
+	 * the return (their nodes' number is their place here) */
+	struct node **entries;
+	int nentries;
 	struct probe_body *next;
 };
 
@@ -563,6 +574,7 @@ struct derived_probe {
 	int64_t sequence;		/* begin/end/error ordering */
 	void *data;			/* the family's own description */
 	struct node *condition;		/* if (expr): runs while true */
+	bool saves_entry;		/* a return probe that can evaluate @entry() at entry */
 	int index;			/* position in the program */
 	struct derived_probe *next;
 };

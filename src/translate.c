@@ -308,7 +308,7 @@ static struct body *new_body(struct translator *t, struct body *bodies, int *nbo
 static struct body *translate_bodies(struct translator *t, int *nbodies)
 {
 	struct program *prog = t->prog;
-	struct body *bodies = xcalloc(prog->nbodies + prog->nfunctions + prog->nprobes + 1,
+	struct body *bodies = xcalloc(2 * prog->nbodies + prog->nfunctions + prog->nprobes + 1,
 				      sizeof(*bodies));
 
 	for (struct function *f = prog->functions; f; f = f->next_used) {
@@ -327,6 +327,33 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 		b->handler = h;
 		b->access = handler_access(t, h->body);
 		translate_statement(b, h->body, 1);
+	}
+	/* a return probe's @entry(...): its function's entry evaluates and keeps them */
+	for (struct probe_body *h = prog->bodies; h; h = h->next) {
+		struct body *b;
+
+		if (h->elided || !h->nentries)
+			continue;
+		b = new_body(t, bodies, nbodies, xasprintf("probe_%d_entry", h->index));
+		b->handler = h;
+		b->access = xcalloc(t->nglobals + 1, sizeof(*b->access));
+		for (int i = 0; i < h->nentries; i++) {
+			enum access *used = handler_access(t, h->entries[i]->lhs);
+			char *value = translate_expr(b, h->entries[i]->lhs);
+			char *where = entry_offset(h, i);
+
+			for (int g = 0; g < t->nglobals; g++)
+				if (b->access[g] < used[g])
+					b->access[g] = used[g];
+			if (h->entries[i]->type == TYPE_STRING)
+				body_line(b, 1, "stp_string_copy(stp_kept_string(c, %s), %s);", where,
+					  value);
+			else
+				body_line(b, 1, "*stp_kept_long(c, %s) = %s;", where, value);
+			free(value);
+			free(where);
+			free(used);
+		}
 	}
 	/* a point with "if (cond)" runs its handler only while the condition holds */
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
@@ -382,6 +409,13 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 		free(handler);
 	}
 	emit(e, "};\n\n");
+	/* what a return probe's function entry runs: its @entry values */
+	for (struct probe_body *h = prog->bodies; h; h = h->next)
+		if (!h->elided && h->nentries && h->context)
+			emit(e, "static const struct stp_probe probe_%d_entry_probe = { "
+				".handler = probe_%d_entry, .point = stp_probes[%d].point, "
+				".location = stp_probes[%d].location };\n\n", h->index, h->index,
+			     h->context->index, h->context->index);
 }
 
 /* Each family used writes its own tables and stp_register_FAMILY()/unregister. */

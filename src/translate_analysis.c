@@ -158,7 +158,7 @@ static const char *untranslatable(struct checking *ck, struct node *n)
 		return "target variables are";
 	case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST:
 		return n->access ? NULL : "target variables and @-operators are";
-	case ND_DEFINED: case ND_ENTRY: case ND_PERF:
+	case ND_DEFINED: case ND_PERF:
 		return "target variables and @-operators are";
 	case ND_UNARY:
 		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;

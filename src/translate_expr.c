@@ -612,6 +612,15 @@ char *translate_expr(struct body *b, struct node *n)
 		return accumulate(b, n);
 	case ND_EMBEDDED_EXPR:
 		return embedded_expression(b, n);
+	case ND_ENTRY: {	/* kept by the entry for this return */
+		char *where = entry_offset(b->handler, (int)n->number);
+
+		s = n->type == TYPE_STRING ?
+			xasprintf("((const char *)stp_kept_string(c, %s))", where) :
+			xasprintf("(*stp_kept_long(c, %s))", where);
+		free(where);
+		return s;
+	}
 	case ND_BINARY:
 		return binary(b, n, arithmetic);
 	case ND_CONCAT:

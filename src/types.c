@@ -416,6 +416,11 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 	case ND_EMBEDDED_EXPR:
 		t = strstr(n->string, "/* string */") ? TYPE_STRING : TYPE_LONG;
 		break;
+	case ND_ENTRY:		/* the value its expression had at the entry */
+		t = infer(ty, n->lhs);
+		if (t == TYPE_UNKNOWN && n->type != TYPE_UNKNOWN)
+			push_type(ty, n->lhs, n->type);
+		break;
 	case ND_BLOCK:
 		for (struct node *s = n->body; s; s = s->next)
 			infer(ty, s);
