@@ -240,7 +240,7 @@ bool dw_find_variable(const struct dw_site *site, const char *name, Dwarf_Die *v
 		      Dwarf_Die *function, char **alternatives);
 /* Where a site's variables are read: after the __fentry__ call at a function's entry. */
 uint64_t dw_site_read_at(const struct dw_site *site);
-/* The parameters (PARAMS) or locals in scope at SITE that have a value there. */
+/* The parameters (PARAMS) or locals of SITE's function (or inlined instance), in order. */
 int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die **vars);
 
 /* ---- shared by dwarf_query.c and dwarf_lines.c ---- */

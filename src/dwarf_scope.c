@@ -367,7 +367,6 @@ bool dw_find_variable(const struct dw_site *site, const char *name, Dwarf_Die *v
 int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die **vars)
 {
 	Dwarf_Die function, child;
-	Dwarf_Addr read_at = dw_site_read_at(site) - site->module->bias;
 	int n = 0;
 
 	*vars = NULL;
@@ -377,7 +376,7 @@ int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die *
 		return 0;
 	do {
 		if (dwarf_tag(&child) != (params ? DW_TAG_formal_parameter : DW_TAG_variable) ||
-		    !die_name(&child) || !available_at(&child, read_at))
+		    !die_name(&child))
 			continue;
 		*vars = xrealloc(*vars, (n + 1) * sizeof(**vars));
 		(*vars)[n++] = child;

@@ -84,6 +84,16 @@ bool constant_value(struct node *n, int64_t *value);
 bool target_components(struct elaborator *el, struct node *n, struct target_access *a,
 		       struct ctype *type, bool quiet);
 
+/* target.c: $var$ and $var$$ as an sprintf() call reading each member (N->pretty) */
+struct node *target_pretty(struct node *n, struct target_access *a, struct ctype *type);
+/* $$vars, $$parms, $$locals: "a=0x1 b=? c={...}" built one variable at a time (no
+ * access: "=?"), with $ or $$ (PRETTY 1, 2) each printed as $var$ or $var$$ */
+struct pretty_list;
+struct pretty_list *target_pretty_list(struct token *tok);
+void target_pretty_variable(struct pretty_list *list, const char *name, struct target_access *a,
+			    struct ctype *type, int pretty);
+struct node *target_pretty_list_call(struct pretty_list *list);
+
 /* types.c */
 void infer_types(struct elaborator *el);
 

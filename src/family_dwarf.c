@@ -19,6 +19,7 @@
 #include "dw.h"
 #include "ctype.h"
 
+#include <dwarf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,79 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 	return target_components(el, n, a, type, quiet);
 }
 
+/* The access of variable VAR at SITE, or NULL (with the reason in *ERROR if asked). */
+static struct target_access *variable_access(struct elaborator *el, const struct dw_site *site,
+					     Dwarf_Die *var, Dwarf_Die *function, char **error)
+{
+	struct target_access *a;
+	struct dw_location loc;
+	bool at_entry = site->kind == DW_SITE_ENTRY || site->kind == DW_SITE_INLINE;
+
+	if (!dw_compile_location(site->module, var, function, dw_site_read_at(site), at_entry,
+				 &loc)) {
+		if (error)
+			*error = loc.error;
+		else
+			free(loc.error);
+		return NULL;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->start = loc.c;
+	a->start_is_value = loc.is_value;
+	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
+	a->type = ctype_of_variable(var);
+	if (a->kernel_address && !kernel_addresses(el))
+		return NULL;
+	return a;
+}
+
+/* $$vars, $$parms, $$locals, $$return (and with $ or $$): "a=0x1 b=?" as an sprintf(). */
+static enum target_resolution variable_list(struct elaborator *el, struct derived_probe *dp,
+					    struct node *n, const char *which)
+{
+	struct dwarf_probe *p = dp->data;
+	struct pretty_list *list = target_pretty_list(n->tok);
+	struct node *call, *next = n->next;
+	bool parms = strcmp(which, "vars") == 0 || strcmp(which, "parms") == 0;
+	bool locals = strcmp(which, "vars") == 0 || strcmp(which, "locals") == 0;
+	Dwarf_Die function;
+
+	if (strcmp(which, "return") == 0) {
+		struct target_access *a = xcalloc(1, sizeof(*a));
+		struct node plain = *n;
+
+		plain.pretty = 0;
+		plain.components = NULL;
+		if (p->is_return && return_value(el, dp, &plain, a, true))
+			target_pretty_variable(list, "return", a, a->type, n->pretty);
+	} else if (dwarf_offdie(p->site.module->dwarf, p->site.scope, &function)) {
+		for (int pass = 0; pass < 2; pass++) {
+			Dwarf_Die *vars;
+			int count;
+
+			if (pass == 0 ? !parms : !locals || p->is_return)
+				continue;	/* a return probe's locals are gone */
+			count = dw_site_scope_variables(&p->site, pass == 0, &vars);
+			for (int i = 0; i < count; i++) {
+				struct target_access *a = variable_access(el, &p->site, &vars[i],
+									  &function, NULL);
+				Dwarf_Attribute attr;
+				const char *name = dwarf_formstring(dwarf_attr_integrate(
+					&vars[i], DW_AT_name, &attr));
+
+				target_pretty_variable(list, name ? name : "?", a,
+						       ctype_of_variable(&vars[i]), n->pretty);
+			}
+			free(vars);
+		}
+	}
+	call = target_pretty_list_call(list);
+	call->next = next;
+	*n = *call;
+	/* a return probe's parameters are read at the entry; its $return at the return */
+	return p->is_return && strcmp(which, "return") != 0 ? TARGET_AT_ENTRY : TARGET_RESOLVED;
+}
+
 static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 						   struct derived_probe *dp, struct node *n,
 						   bool quiet)
@@ -473,9 +547,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	struct target_access *a = xcalloc(1, sizeof(*a));
 	const char *name = n->string + 1;
 	Dwarf_Die var, function;
-	struct dw_location loc;
-	char *alternatives = NULL;
-	bool at_entry = site->kind == DW_SITE_ENTRY || site->kind == DW_SITE_INLINE;
+	char *alternatives = NULL, *error = NULL;
 
 	if (!site->module || site->kind == DW_SITE_SYMBOL) {
 		if (!quiet)
@@ -488,28 +560,41 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 		n->access = a;
 		return TARGET_RESOLVED;
 	}
+	if (starts_with(name, "$")) {	/* $$vars, $$parms, $$locals, $$return */
+		if (strcmp(name, "$vars") && strcmp(name, "$parms") && strcmp(name, "$locals") &&
+		    strcmp(name, "$return")) {
+			if (!quiet)
+				semantic_error(el, n->tok, "unresolved target-symbol expression");
+			return TARGET_UNRESOLVED;
+		}
+		if (!dw_module_open(site->module))
+			return TARGET_UNRESOLVED;
+		return variable_list(el, dp, n, name + 1);
+	}
 	if (!dw_find_variable(site, name, &var, &function, quiet ? NULL : &alternatives)) {
 		if (!quiet)
 			no_variable(el, n, site, &function, name, alternatives);
 		free(alternatives);
 		return TARGET_UNRESOLVED;
 	}
-	if (!dw_compile_location(site->module, &var, &function, dw_site_read_at(site), at_entry,
-				 &loc)) {
-		if (!quiet)
-			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name,
-				       loc.error);
-		free(loc.error);
+	free(a);
+	a = variable_access(el, site, &var, &function, &error);
+	if (!a) {
+		if (!quiet && error)
+			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name, error);
+		free(error);
 		return TARGET_UNRESOLVED;
 	}
-	a->start = loc.c;
-	a->start_is_value = loc.is_value;
-	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
-	if (a->kernel_address && !kernel_addresses(el))
+	if (!target_components(el, n, a, a->type, quiet))
 		return TARGET_UNRESOLVED;
-	if (!target_components(el, n, a, ctype_of_variable(&var), quiet))
-		return TARGET_UNRESOLVED;
-	n->access = a;
+	if (n->pretty) {	/* $var$: an sprintf() of its members */
+		struct node *call = target_pretty(n, a, a->type), *next = n->next;
+
+		call->next = next;
+		*n = *call;
+	} else {
+		n->access = a;
+	}
 	/* a return probe's site is the function's entry: what it reads is read there */
 	return p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }

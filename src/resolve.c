@@ -301,14 +301,16 @@ static bool resolve_target(struct elaborator *el, struct scope *sc, struct node 
 
 	for (struct target_component *c = n->components; c; c = c->next)
 		resolve(el, sc, c->index);
-	if (target_available(sc, n))
-		return true;
+	if (target_available(sc, n) || n->access)
+		return true;	/* procfs's $value; or made already ($var$'s members) */
 	if (!dp || !dp->family->resolve_target) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
 		return false;
 	}
 	r = dp->family->resolve_target(el, dp, n, quiet);
+	if (r != TARGET_UNRESOLVED && n->kind != ND_TARGET)
+		resolve(el, sc, n);	/* rewritten: $var$ and $$vars are sprintf()s */
 	if (r == TARGET_AT_ENTRY && !sc->in_entry && !quiet) {
 		/* a .return probe's parameters are their values at the entry: @entry($x) */
 		struct node *inner = xmalloc(sizeof(*inner)), *next = n->next;

@@ -244,3 +244,250 @@ bool target_components(struct elaborator *el, struct node *n, struct target_acce
 	}
 	return true;
 }
+
+/* ---- pretty-printing: $var$, $var$$, and $$vars, $$parms, $$locals ---- */
+
+/* What $var$ and $$vars print, built as an sprintf() call: its format and arguments. */
+struct pretty {
+	struct token *tok;
+	struct strbuf format;
+	struct node head, *tail;	/* the arguments */
+	int nargs;
+};
+
+/* A resolved target node for one value the print reads (its access is ready). */
+static struct node *target_node(struct token *tok, const char *name, struct target_access *a)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->kind = ND_TARGET;
+	n->tok = tok;
+	n->string = (char *)name;
+	n->access = a;
+	n->type = a->result == TRESULT_STRING ? TYPE_STRING : TYPE_LONG;
+	return n;
+}
+
+static void add_argument(struct pretty *pr, struct node *arg)
+{
+	pr->tail = pr->tail->next = arg;
+	pr->nargs++;
+}
+
+/* A copy of BASE one step further: to a member at OFFSET, or through a pointer. */
+static struct target_access *step_from(const struct target_access *base, bool *in_memory,
+				       struct target_step step)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+
+	*a = *base;
+	a->steps = xcalloc(base->nsteps + 2, sizeof(*a->steps));
+	memcpy(a->steps, base->steps, base->nsteps * sizeof(*a->steps));
+	a->bit_offset = a->bit_size = 0;
+	if (step.kind == TSTEP_LOAD && !*in_memory) {
+		*in_memory = true;	/* the pointer is the value: it is the address */
+		return a;
+	}
+	if (step.kind != TSTEP_ADD || step.offset)
+		a->steps[a->nsteps++] = step;
+	*in_memory = true;
+	return a;
+}
+
+static void pretty_value(struct pretty *pr, const char *name, struct target_access *a,
+			 bool in_memory, struct ctype *type, int depth, int max_depth);
+
+/* {.a=1, .b=0x0, .c={...}} */
+static void pretty_struct(struct pretty *pr, const char *name, struct target_access *a,
+			  struct ctype *type, int depth, int max_depth)
+{
+	struct ctype_member *members;
+	int n = ctype_members(type, &members), shown = 0;
+
+	sb_putc(&pr->format, '{');
+	for (int i = 0; i < n; i++) {
+		bool in_memory = true;
+		struct target_access *m = step_from(a, &in_memory, (struct target_step){
+			.kind = TSTEP_ADD, .offset = (int64_t)members[i].offset });
+
+		m->bit_offset = members[i].bit_offset;
+		m->bit_size = members[i].bit_size;
+		if (shown++)
+			sb_puts(&pr->format, ", ");
+		if (members[i].name)
+			sb_printf(&pr->format, ".%s=", members[i].name);
+		pretty_value(pr, name, m, true, members[i].type, depth + 1, max_depth);
+	}
+	sb_putc(&pr->format, '}');
+}
+
+/* One value of TYPE at A, as $var$ (MAX_DEPTH 1) or $var$$ show it. */
+static void pretty_value(struct pretty *pr, const char *name, struct target_access *a,
+			 bool in_memory, struct ctype *type, int depth, int max_depth)
+{
+	struct ctype *r = ctype_resolve(type);
+
+	if (!r || r->kind == CT_VOID || r->kind == CT_FUNCTION) {
+		sb_puts(&pr->format, "?");
+		return;
+	}
+	if (r->kind == CT_STRUCT || r->kind == CT_UNION) {
+		if (depth >= max_depth || !in_memory)
+			sb_puts(&pr->format, "{...}");
+		else
+			pretty_struct(pr, name, a, r, depth, max_depth);
+		return;
+	}
+	if (r->kind == CT_ARRAY) {
+		struct ctype *element = ctype_resolve(r->target);
+
+		if (!in_memory) {
+			sb_puts(&pr->format, "[...]");
+		} else if (is_char(element)) {
+			struct target_access *s = step_from(a, &in_memory, (struct target_step){
+				.kind = TSTEP_ADD });
+			struct node *call = xcalloc(1, sizeof(*call));
+
+			s->result = TRESULT_STRING;
+			s->type = r;
+			call->kind = ND_CALL;	/* string_quoted(): escaped, in quotes */
+			call->tok = pr->tok;
+			call->string = "string_quoted";
+			call->args = target_node(pr->tok, name, s);
+			call->nargs = 1;
+			sb_puts(&pr->format, "%s");
+			add_argument(pr, call);
+		} else if (depth < max_depth && element && r->count != 0) {
+			sb_putc(&pr->format, '[');
+			pretty_value(pr, name, step_from(a, &in_memory, (struct target_step){
+					     .kind = TSTEP_ADD }), true, r->target, depth + 1,
+				     max_depth);
+			sb_puts(&pr->format, r->count == 1 ? "]" : ", ...]");
+		} else {
+			sb_puts(&pr->format, "[...]");
+		}
+		return;
+	}
+	/* a number: what target_components makes of a scalar */
+	a->result = TRESULT_LONG;
+	a->type = type;
+	a->size = r->kind == CT_POINTER ? 8 : (int)r->size;
+	a->is_signed = r->kind != CT_POINTER && r->is_signed;
+	if (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8) {
+		sb_puts(&pr->format, "?");
+		return;
+	}
+	if (!in_memory && a->nsteps)
+		in_memory = true;
+	a->start_is_value = a->start_is_value && !a->nsteps;
+	if (r->kind == CT_POINTER)
+		sb_puts(&pr->format, "%p");
+	else if (is_char(r))
+		sb_puts(&pr->format, "'%#c'");
+	else
+		sb_puts(&pr->format, a->is_signed ? "%d" : "%u");
+	add_argument(pr, target_node(pr->tok, name, a));
+}
+
+/* The sprintf() call PR has built. */
+static struct node *pretty_call(struct pretty *pr)
+{
+	struct node *call = xcalloc(1, sizeof(*call)), *format = xcalloc(1, sizeof(*format));
+	struct strbuf raw = { 0 };
+
+	for (const char *p = pr->format.data ? pr->format.data : ""; *p; p++)
+		sb_puts(&raw, *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : (char[]){ *p, 0 });
+	format->kind = ND_STRING;
+	format->tok = pr->tok;
+	format->string = pr->format.data ? sb_steal(&pr->format) : xstrdup("");
+	format->raw = sb_steal(&raw);
+	format->type = TYPE_STRING;
+	format->next = pr->head.next;
+	call->kind = ND_PRINT;
+	call->tok = pr->tok;
+	call->string = "sprintf";
+	call->print = PRINT_SPRINTF;
+	call->args = format;
+	call->nargs = pr->nargs + 1;
+	call->type = TYPE_STRING;
+	return call;
+}
+
+struct node *target_pretty(struct node *n, struct target_access *a, struct ctype *type)
+{
+	struct pretty pr = { .tok = n->tok };
+	struct ctype *r = ctype_resolve(type);
+	bool in_memory = !a->start_is_value || a->nsteps;
+
+	pr.tail = &pr.head;
+	/* a pointer to a struct prints the struct */
+	if (r && r->kind == CT_POINTER && r->target &&
+	    (ctype_resolve(r->target)->kind == CT_STRUCT ||
+	     ctype_resolve(r->target)->kind == CT_UNION)) {
+		a = step_from(a, &in_memory, (struct target_step){ .kind = TSTEP_LOAD });
+		type = r->target;
+	}
+	pretty_value(&pr, n->string, a, in_memory, type, 0, n->pretty == 2 ? 8 : 1);
+	return pretty_call(&pr);
+}
+
+struct pretty_list {
+	struct pretty pr;
+};
+
+struct pretty_list *target_pretty_list(struct token *tok)
+{
+	struct pretty_list *list = xcalloc(1, sizeof(*list));
+
+	list->pr.tok = tok;
+	list->pr.tail = &list->pr.head;
+	return list;
+}
+
+/* One variable of $$vars ("name=0x1f"), or "name=?" when it has no value here. */
+void target_pretty_variable(struct pretty_list *list, const char *name, struct target_access *a,
+			    struct ctype *type, int pretty)
+{
+	struct pretty *pr = &list->pr;
+	struct ctype *r = ctype_resolve(type);
+
+	if (pr->format.len)
+		sb_putc(&pr->format, ' ');
+	sb_printf(&pr->format, "%s=", name);
+	if (!a) {
+		sb_putc(&pr->format, '?');
+		return;
+	}
+	if (pretty) {
+		struct node fake = { .tok = pr->tok, .string = (char *)name, .pretty = pretty };
+		struct node *inner = target_pretty(&fake, a, type);
+
+		sb_puts(&pr->format, "%s");
+		add_argument(pr, inner);
+		return;
+	}
+	if (r && (r->kind == CT_STRUCT || r->kind == CT_UNION)) {
+		sb_puts(&pr->format, "{...}");
+		return;
+	}
+	if (r && r->kind == CT_ARRAY) {
+		sb_puts(&pr->format, "[...]");
+		return;
+	}
+	pretty_value(pr, name, a, !a->start_is_value || a->nsteps, type, 0, 0);
+	/* $$vars shows numbers in hex */
+	if (pr->format.len >= 2 && (strcmp(pr->format.data + pr->format.len - 2, "%d") == 0 ||
+				    strcmp(pr->format.data + pr->format.len - 2, "%u") == 0 ||
+				    strcmp(pr->format.data + pr->format.len - 2, "%p") == 0)) {
+		pr->format.len -= 2;
+		sb_puts(&pr->format, "%#x");
+	}
+}
+
+struct node *target_pretty_list_call(struct pretty_list *list)
+{
+	struct node *call = pretty_call(&list->pr);
+
+	free(list);
+	return call;
+}
