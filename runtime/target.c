@@ -12,7 +12,7 @@
  */
 
 /* The registers of x86-64 in the DWARF numbering (System V psABI, figure 3.36). */
-static u64 stp_dwarf_register(struct context *c, unsigned int regno)
+static __maybe_unused u64 stp_dwarf_register(struct context *c, unsigned int regno)
 {
 	struct pt_regs *regs = c->regs;
 
@@ -72,7 +72,7 @@ static __maybe_unused char *stp_kept_string(struct context *c, size_t offset)
 }
 
 /* SIZE (1, 2, 4, 8) bytes at ADDR, zero-extended; 0 and a soft error if it faults. */
-static u64 stp_target_deref(struct context *c, u64 addr, int size)
+static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size)
 {
 	u64 value = 0;
 
@@ -87,7 +87,8 @@ static u64 stp_target_deref(struct context *c, u64 addr, int size)
 }
 
 /* A number of SIZE bytes, signed or not, or a bitfield's bits in them, from RAW. */
-static s64 stp_target_number(u64 raw, int size, bool is_signed, int bit_offset, int bit_size)
+static __maybe_unused s64 stp_target_number(u64 raw, int size, bool is_signed, int bit_offset,
+					    int bit_size)
 {
 	int bits = bit_size ? bit_size : size * 8;
 

@@ -483,8 +483,12 @@ void debuginfo_close(struct debuginfo *di, struct dw_module *m)
 		*link = m->next;
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
-	if (m->index)
+	if (m->index) {
 		free(m->index->functions);
+		free(m->index->types);
+		free(m->index->globals);
+		free(m->index->declared);
+	}
 	free(m->index);
 	free(m->cache_blob);
 	free(m->symbols);

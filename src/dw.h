@@ -129,12 +129,33 @@ struct dw_function {
 	const char *why_blocked;	/* DWF_BLOCKED: as dw_blocked() says */
 };
 
+/* A named type or global variable of a unit (for @cast and @var). */
+struct dw_named {
+	const char *name;
+	const char *file;	/* the unit's name (a global's @var("name@file")) */
+	Dwarf_Off cu, die;
+};
+
 struct dw_index {
 	struct dw_function *functions;	/* sorted by name, file, line */
 	int nfunctions;
+	struct dw_named *types;		/* struct, union, enum, typedef, base: by name */
+	int ntypes;
+	struct dw_named *globals;	/* variables with a location: by name, then file */
+	int nglobals;
+	struct dw_named *declared;	/* variables only declared (extern), one per name */
+	int ndeclared;
 };
 
 struct dw_index *dw_module_index(struct dw_module *m);
+
+/* The complete type named NAME ("task_struct", "struct task_struct", "u32"), or false. */
+bool dw_find_type(struct dw_module *m, const char *name, Dwarf_Die *die);
+/* The global variable NAME, of the unit whose file matches FILE (NULL: any; the shortest
+ * such path, as stap chooses), or false. */
+bool dw_find_global(struct dw_module *m, const char *name, const char *file, Dwarf_Die *die);
+/* A variable only declared in the DWARF (jiffies: the linker defines it), or false. */
+bool dw_find_declared(struct dw_module *m, const char *name, Dwarf_Die *die);
 
 /* dwarf_cache.c: the symbols and index of a module, kept by build-id (cache.h) */
 bool dw_cache_load(struct dw_module *m);

@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC "STPDWIX2"
+#define MAGIC "STPDWIX4"
 #define NO_STRING UINT32_MAX
 
 struct header {
 	char magic[8];
-	uint32_t nsymbols, nnames, nexported, nblocked, ntext, nfunctions;
+	uint32_t nsymbols, nnames, nexported, nblocked, ntext, nfunctions, ntypes, nglobals;
+	uint32_t ndeclared, pad;
 	uint64_t text_start;
 	uint64_t strings_size;
 };
@@ -33,6 +34,11 @@ struct symbol_record {
 struct range_record {
 	uint64_t start, end;
 	uint32_t why, pad;
+};
+
+struct named_record {
+	uint64_t cu, die;
+	uint32_t name, file;
 };
 
 struct function_record {
@@ -119,6 +125,16 @@ static void put_ranges(struct strbuf *sb, struct strings *t, const struct dw_ran
 	}
 }
 
+static void put_named(struct strbuf *sb, struct strings *t, const struct dw_named *list, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct named_record rec = { list[i].cu, list[i].die, string_offset(t, list[i].name),
+					    string_offset(t, list[i].file) };
+
+		put(sb, &rec, sizeof(rec));
+	}
+}
+
 void dw_cache_store(struct dw_module *m)
 {
 	struct strbuf sb = { 0 };
@@ -127,6 +143,7 @@ void dw_cache_store(struct dw_module *m)
 	struct header h = {
 		.nsymbols = m->nsymbols, .nnames = m->nnames, .nexported = m->nexported,
 		.nblocked = m->nblocked, .ntext = m->ntext, .nfunctions = ix->nfunctions,
+		.ntypes = ix->ntypes, .nglobals = ix->nglobals, .ndeclared = ix->ndeclared,
 		.text_start = m->text_start,
 	};
 	char *path;
@@ -164,6 +181,9 @@ void dw_cache_store(struct dw_module *m)
 
 		put(&sb, &rec, sizeof(rec));
 	}
+	put_named(&sb, &t, ix->types, ix->ntypes);
+	put_named(&sb, &t, ix->globals, ix->nglobals);
+	put_named(&sb, &t, ix->declared, ix->ndeclared);
 	((struct header *)sb.data)->strings_size = t.blob.len;
 	put(&sb, t.blob.data, t.blob.len);
 	path = cache_path(m);
@@ -236,6 +256,21 @@ static const char **read_names(struct reader *r, uint32_t n)
 	return names;
 }
 
+static struct dw_named *read_named(struct reader *r, uint32_t n)
+{
+	struct dw_named *list = xcalloc(n + 1, sizeof(*list));
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct named_record *rec = take(r, sizeof(*rec));
+
+		if (!rec)
+			break;
+		list[i] = (struct dw_named){ string_at(r, rec->name), string_at(r, rec->file),
+					     rec->cu, rec->die };
+	}
+	return list;
+}
+
 bool dw_cache_load(struct dw_module *m)
 {
 	char *path = cache_path(m);
@@ -291,6 +326,12 @@ bool dw_cache_load(struct dw_module *m)
 		};
 	}
 	m->index->nfunctions = h->nfunctions;
+	m->index->types = read_named(&r, h->ntypes);
+	m->index->ntypes = h->ntypes;
+	m->index->globals = read_named(&r, h->nglobals);
+	m->index->nglobals = h->nglobals;
+	m->index->declared = read_named(&r, h->ndeclared);
+	m->index->ndeclared = h->ndeclared;
 	if (r.bad || r.at != r.len)
 		goto bad;
 	m->cache_blob = (char *)r.data;	/* the tables point into its strings */
@@ -302,8 +343,12 @@ bad:
 	free(m->exported);
 	free(m->blocked);
 	free(m->text);
-	if (m->index)
+	if (m->index) {
 		free(m->index->functions);
+		free(m->index->types);
+		free(m->index->globals);
+		free(m->index->declared);
+	}
 	free(m->index);
 	free((char *)r.data);
 	m->symbols = NULL;

@@ -156,8 +156,10 @@ struct unit_functions {
 struct index_build {
 	struct dw_module *m;
 	struct dw_index *ix;
-	int cap;
+	int cap, types_cap, globals_cap, declared_cap;
 	struct interned strings;
+	struct interned type_names;	/* the types' names met so far */
+	struct interned declared_names;	/* the declared variables' */
 	uint64_t *entries;	/* every out-of-line entry (sorted at the end) */
 	int nentries, entries_cap;
 };
@@ -377,6 +379,83 @@ static int compare_functions(const void *a, const void *b)
 	return x->line - y->line;
 }
 
+/* Whether NAME is new to T (then it is added: the table holds the callers' strings). */
+static bool first_sight(struct interned *t, const char *name)
+{
+	size_t before = t->used;
+
+	intern(t, name);
+	return t->used != before;
+}
+
+static void add_named(struct dw_named **list, int *count, int *cap, const char *name,
+		      const char *file, Dwarf_Off cu, Dwarf_Off die)
+{
+	if (*count == *cap) {
+		*cap = *cap ? *cap * 2 : 1024;
+		*list = xrealloc(*list, *cap * sizeof(**list));
+	}
+	(*list)[(*count)++] = (struct dw_named){ name, file, cu, die };
+}
+
+/* The unit's named types (complete ones) and its global variables (with a location). */
+static void add_unit_names(struct index_build *b, Dwarf_Die *cu)
+{
+	Dwarf_Die child;
+	const char *unit = dwarf_diename(cu);
+	const char *file = unit ? intern(&b->strings, unit) : NULL;
+
+	if (dwarf_child(cu, &child) != 0)
+		return;
+	do {
+		const char *name = dwarf_diename(&child);
+
+		if (!name)
+			continue;
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_structure_type: case DW_TAG_union_type: case DW_TAG_enumeration_type:
+		case DW_TAG_typedef: case DW_TAG_base_type:
+			/* every unit has its own task_struct: one per name is kept */
+			if (!dwarf_hasattr(&child, DW_AT_declaration) &&
+			    first_sight(&b->type_names, name))
+				add_named(&b->ix->types, &b->ix->ntypes, &b->types_cap, name, file,
+					  dwarf_dieoffset(cu), dwarf_dieoffset(&child));
+			break;
+		case DW_TAG_variable:
+			if (dwarf_hasattr(&child, DW_AT_location))
+				add_named(&b->ix->globals, &b->ix->nglobals, &b->globals_cap, name,
+					  file, dwarf_dieoffset(cu), dwarf_dieoffset(&child));
+			else if (dwarf_hasattr(&child, DW_AT_declaration) &&
+				 first_sight(&b->declared_names, name))
+				add_named(&b->ix->declared, &b->ix->ndeclared, &b->declared_cap,
+					  name, file, dwarf_dieoffset(cu), dwarf_dieoffset(&child));
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int compare_named(const void *a, const void *b)
+{
+	const struct dw_named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;	/* stable: the first unit's first */
+}
+
+/* One type per name is enough for @cast (the first unit's complete one). */
+static void unique_types(struct dw_index *ix)
+{
+	int kept = 0;
+
+	qsort(ix->types, ix->ntypes, sizeof(*ix->types), compare_named);
+	for (int i = 0; i < ix->ntypes; i++)
+		if (kept == 0 || strcmp(ix->types[kept - 1].name, ix->types[i].name) != 0)
+			ix->types[kept++] = ix->types[i];
+	ix->ntypes = kept;
+}
+
 static void build_index(struct index_build *b)
 {
 	struct dw_module *m = b->m;
@@ -395,6 +474,7 @@ static void build_index(struct index_build *b)
 			w.ninstances = w.ncandidates = 0;
 			dw_walk_unit(&cu, note_unit_die, &w);
 			add_unit_functions(b, &w, &cu);
+			add_unit_names(b, &cu);
 		}
 		off = next;
 		if (++units % UNITS_PER_HANDLE == 0 && dw != m->dwarf) {
@@ -413,6 +493,64 @@ static void build_index(struct index_build *b)
 	if (b->ix->nfunctions)
 		qsort(b->ix->functions, b->ix->nfunctions, sizeof(*b->ix->functions),
 		      compare_functions);
+	unique_types(b->ix);
+	if (b->ix->ndeclared)
+		qsort(b->ix->declared, b->ix->ndeclared, sizeof(*b->ix->declared), compare_named);
+	if (b->ix->nglobals)
+		qsort(b->ix->globals, b->ix->nglobals, sizeof(*b->ix->globals), compare_named);
+}
+
+/* ---- looking up a type or a global ---- */
+
+/* The first of LIST's entries named NAME, or NULL. */
+static const struct dw_named *first_named(const struct dw_named *list, int n, const char *name)
+{
+	int lo = 0, hi = n - 1, found = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(list[mid].name, name);
+
+		if (c == 0)
+			found = mid;
+		if (c >= 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return found < 0 ? NULL : &list[found];
+}
+
+bool dw_find_type(struct dw_module *m, const char *name, Dwarf_Die *die)
+{
+	struct dw_index *ix = dw_module_index(m);
+	const struct dw_named *t;
+	static const char *const tags[] = { "struct ", "union ", "enum " };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (starts_with(name, tags[i]))
+			name += strlen(tags[i]);
+	t = first_named(ix->types, ix->ntypes, name);
+	return t && dw_module_open(m) && dwarf_offdie(m->dwarf, t->die, die);
+}
+
+bool dw_find_declared(struct dw_module *m, const char *name, Dwarf_Die *die)
+{
+	struct dw_index *ix = dw_module_index(m);
+	const struct dw_named *d = first_named(ix->declared, ix->ndeclared, name);
+
+	return d && dw_module_open(m) && dwarf_offdie(m->dwarf, d->die, die);
+}
+
+bool dw_find_global(struct dw_module *m, const char *name, const char *file, Dwarf_Die *die)
+{
+	struct dw_index *ix = dw_module_index(m);
+	const struct dw_named *g = first_named(ix->globals, ix->nglobals, name), *best = NULL;
+
+	for (; g && g < ix->globals + ix->nglobals && strcmp(g->name, name) == 0; g++)
+		if (!file || (g->file && dw_file_matches(file, g->file)))
+			if (!best || !best->file || (g->file && strlen(g->file) < strlen(best->file)))
+				best = g;
+	return best && dw_module_open(m) && dwarf_offdie(m->dwarf, best->die, die);
 }
 
 struct dw_index *dw_module_index(struct dw_module *m)
@@ -430,6 +568,12 @@ struct dw_index *dw_module_index(struct dw_module *m)
 	build_index(&b);
 	free(b.entries);
 	free(b.strings.slots);	/* the strings stay: the index points at them */
+	for (size_t i = 0; i < b.type_names.capacity; i++)
+		free(b.type_names.slots[i]);
+	free(b.type_names.slots);
+	for (size_t i = 0; i < b.declared_names.capacity; i++)
+		free(b.declared_names.slots[i]);
+	free(b.declared_names.slots);
 	dw_cache_store(m);
 	if (verbose_at(m->session, 2, 2))
 		fprintf(stderr, "Pass 2: indexed %s's %d functions in %.0f ms\n", m->name,

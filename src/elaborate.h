@@ -79,6 +79,15 @@ struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
 /* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
 bool constant_value(struct node *n, int64_t *value);
 
+/* cast.c: @cast and @var; the target's debuginfo, opened on first use; kernel addresses
+ * in target variables (the program notes where jiffies was linked: KASLR) */
+struct debuginfo *elaborator_debuginfo(struct elaborator *el);
+bool use_kernel_addresses(struct elaborator *el);
+bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
+		  bool quiet);
+/* @var("name@file"[, "module"]): a global; false if it is not one (or after an error) */
+bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet);
+
 /* target.c: the ->member and [index] components of N from a start of TYPE (in A): the
  * steps, and what the result is; false after saying why (not when QUIET) */
 bool target_components(struct elaborator *el, struct node *n, struct target_access *a,

@@ -93,13 +93,6 @@ static void read_point(struct probe_point *pp, struct dwarf_point *dp)
 	}
 }
 
-static struct debuginfo *debuginfo_of(struct elaborator *el)
-{
-	if (!el->debuginfo)
-		el->debuginfo = debuginfo_open(el->session);
-	return el->debuginfo;
-}
-
 /* The target's debuginfo is not there: said even by -l, which is otherwise silent about
  * points that do not resolve (it would list nothing, and the user would not know why). */
 static void missing_debuginfo(struct elaborator *el)
@@ -269,7 +262,7 @@ static struct strlist module_names(struct elaborator *el, const struct dwarf_poi
 	struct strlist names = { 0 };
 
 	if (dp->module)
-		return debuginfo_module_names(debuginfo_of(el), dp->module);
+		return debuginfo_module_names(elaborator_debuginfo(el), dp->module);
 	strlist_add(&names, "kernel");
 	return names;
 }
@@ -301,7 +294,7 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 		derived->derivation = xstrdup(name);
 		return true;
 	}
-	k = debuginfo_kernel(debuginfo_of(el));
+	k = debuginfo_kernel(elaborator_debuginfo(el));
 	if (!k || !dw_module_open(k)) {
 		missing_debuginfo(el);
 		return false;
@@ -359,7 +352,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	names = module_names(el, &dp);
 	for (int i = 0; i < names.count; i++) {
 		struct dw_module *m = dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
-				      debuginfo_kernel(debuginfo_of(el));
+				      debuginfo_kernel(elaborator_debuginfo(el));
 		int first = sites.count;
 
 		if (!m)
@@ -413,22 +406,6 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 }
 
 /* ---- target variables ---- */
-
-/* A target variable uses a kernel link-time address: the runtime moves it as KASLR moved
- * the kernel, by how far jiffies moved; the program notes where jiffies was linked. */
-static bool kernel_addresses(struct elaborator *el)
-{
-	struct dw_module *k = debuginfo_kernel(debuginfo_of(el));
-	const struct dw_symbol *jiffies = k ? dw_symbol_named(k, "jiffies") : NULL;
-
-	if (!jiffies) {
-		semantic_error(el, NULL, "no jiffies in the kernel's symbol table: cannot place "
-			       "its addresses");
-		return false;
-	}
-	el->prog->jiffies_link = jiffies->addr;
-	return true;
-}
 
 /* "unable to find local 'x', [man error::dwarf] ... (alternatives: $a, $b)", as stap */
 static void no_variable(struct elaborator *el, struct node *n, const struct dw_site *site,
@@ -486,7 +463,7 @@ static struct target_access *variable_access(struct elaborator *el, const struct
 	a->start_is_value = loc.is_value;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	a->type = ctype_of_variable(var);
-	if (a->kernel_address && !kernel_addresses(el))
+	if (a->kernel_address && !use_kernel_addresses(el))
 		return NULL;
 	return a;
 }

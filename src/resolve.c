@@ -323,6 +323,35 @@ static bool resolve_target(struct elaborator *el, struct scope *sc, struct node 
 	return r != TARGET_UNRESOLVED;
 }
 
+/* @cast(p, "type") and @var("name[@file]"): a DWARF probe's @var("x") is its $x. */
+static bool resolve_cast_or_var(struct elaborator *el, struct scope *sc, struct node *n,
+				bool quiet)
+{
+	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
+
+	for (struct target_component *c = n->components; c; c = c->next)
+		resolve(el, sc, c->index);
+	if (n->access)
+		return true;
+	if (n->kind == ND_CAST) {
+		resolve(el, sc, n->lhs);
+		return resolve_cast(el, dp, n, quiet);
+	}
+	if (!strchr(n->string, '@') && !n->module && dp && dp->family->resolve_target) {
+		/* a variable of the probe's scope first, as $name; else a global */
+		struct node as_target = *n;
+
+		as_target.kind = ND_TARGET;
+		as_target.string = xasprintf("$%s", n->string);
+		if (resolve_target(el, sc, &as_target, true)) {
+			resolve_target(el, sc, &as_target, quiet);	/* as its kind wants */
+			*n = as_target;
+			return true;
+		}
+	}
+	return resolve_at_var(el, n, quiet);
+}
+
 /* @entry(E): E is evaluated at the function's entry and kept for the return probe. */
 static void add_entry(struct elaborator *el, struct scope *sc, struct node *n)
 {
@@ -365,10 +394,12 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		break;
 	case ND_CAST:
 	case ND_AT_VAR:
+		defined = resolve_cast_or_var(el, sc, e, true);
+		break;
 	case ND_AUTOCAST:
 	case ND_ENTRY:
 	case ND_PERF:
-		defined = false;	/* needs DWARF or perf counters: not yet */
+		defined = false;	/* not yet */
 		break;
 	default:
 		defined = true;
@@ -554,6 +585,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		return;
 	case ND_CAST:
 	case ND_AT_VAR:
+		if (resolve_cast_or_var(el, sc, n, false) && n->kind == ND_PRINT)
+			resolve(el, sc, n);	/* @cast(...)$: an sprintf() */
+		return;
 	case ND_AUTOCAST:
 	case ND_PERF:
 		resolve(el, sc, n->lhs);

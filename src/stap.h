@@ -301,6 +301,7 @@ enum target_resolution {
 struct ctype;
 struct target_access {
 	char *start;			/* C (u64): the address, or (start_is_value) the value */
+	struct node *base;		/* or the script's value is the address (@cast) */
 	bool start_is_value;		/* a register or computed value: no step may follow */
 	struct target_step *steps;
 	int nsteps;

@@ -30,9 +30,12 @@ char *translate_target(struct body *b, struct node *n)
 	int id = b->unique++, temp;
 	char *where = c_location(n->tok);
 
-	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; u64 _t%d; c->last_stmt = %s; "
-		  "_t%d = (%s); ", id, id, where, id, a->start);
+	char *start = a->base ? translate_expr(b, a->base) : xstrdup(a->start);
+
+	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; u64 _t%d = (u64)(%s); "
+		  "c->last_stmt = %s; ", id, id, start, where);
 	free(where);
+	free(start);
 	for (int i = 0; i < a->nsteps; i++) {
 		const struct target_step *s = &a->steps[i];
 		char *index;

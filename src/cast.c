@@ -1,0 +1,158 @@
+/*
+ * cast.c - pass 2: @cast and @var, and what target variables need of the target's
+ * debuginfo whatever their probe.
+ *
+ *   @cast(p, "type"[, "module[:module...]"])  P is the address of a TYPE (a struct, union
+ *          or typedef of one: "task_struct" or "struct task_struct") of the first module
+ *          that has it; by default the module of the probe (for a module's DWARF probe),
+ *          else the kernel
+ *   @var("name@file"[, "module"])  the global NAME of the unit compiled from FILE (any
+ *          unit without @file; the shortest path that matches, as stap chooses)
+ * Both take ->member, [index], & and the $ and $$ of pretty-printing, as target
+ * variables do (target.c).  Types and globals are found through the function index's
+ * tables (dwarf_index.c), so a warm run needs no walk of the DWARF.
+ */
+#include "elaborate.h"
+#include "family.h"
+#include "dw.h"
+#include "ctype.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct debuginfo *elaborator_debuginfo(struct elaborator *el)
+{
+	if (!el->debuginfo)
+		el->debuginfo = debuginfo_open(el->session);
+	return el->debuginfo;
+}
+
+bool use_kernel_addresses(struct elaborator *el)
+{
+	struct dw_module *k = debuginfo_kernel(elaborator_debuginfo(el));
+	const struct dw_symbol *jiffies = k ? dw_symbol_named(k, "jiffies") : NULL;
+
+	if (!jiffies) {
+		semantic_error(el, NULL, "no jiffies in the kernel's symbol table: cannot place "
+			       "its addresses");
+		return false;
+	}
+	el->prog->jiffies_link = jiffies->addr;
+	return true;
+}
+
+static struct dw_module *module_named(struct elaborator *el, const char *name)
+{
+	struct debuginfo *di = elaborator_debuginfo(el);
+
+	return strcmp(name, "kernel") == 0 ? debuginfo_kernel(di) : debuginfo_module(di, name);
+}
+
+/* The module a @cast without one looks in: the DWARF probe's module, else the kernel. */
+static const char *default_module(struct derived_probe *context)
+{
+	const char *point = context ? context->name : NULL;
+
+	if (point && starts_with(point, "module(\"")) {
+		static char name[128];
+		size_t len = strcspn(point + 8, "\"");
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, point + 8);
+		return name;
+	}
+	return "kernel";
+}
+
+bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
+		  bool quiet)
+{
+	const char *modules = n->module ? n->module : default_module(context);
+	char *list = xstrdup(modules), *save = NULL;
+	struct target_access *a;
+	struct ctype *type = NULL;
+	Dwarf_Die die;
+
+	if (strchr(modules, '<')) {
+		if (!quiet)
+			semantic_error(el, n->tok, "@cast with a header ('%s') is not supported: "
+				       "name a module with its debuginfo installed", modules);
+		free(list);
+		return false;
+	}
+	for (char *m = strtok_r(list, ":", &save); m && !type; m = strtok_r(NULL, ":", &save)) {
+		struct dw_module *mod = module_named(el, m);
+
+		if (mod && dw_find_type(mod, n->type_name, &die))
+			type = ctype_of_die(&die);
+	}
+	free(list);
+	if (!type) {
+		if (!quiet)
+			semantic_error(el, n->tok, "type definition '%s' not found in '%s'",
+				       n->type_name, modules);
+		return false;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->base = n->lhs;	/* the address is the script's value */
+	if (!target_components(el, n, a, type, quiet))
+		return false;
+	if (n->pretty) {
+		struct node *call = target_pretty(n, a, type), *next = n->next;
+
+		call->next = next;
+		*n = *call;
+		return true;
+	}
+	n->access = a;
+	return true;
+}
+
+bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet)
+{
+	const char *at = strchr(n->string, '@');
+	char *name = at ? xstrndup(n->string, at - n->string) : xstrdup(n->string);
+	struct dw_module *m = module_named(el, n->module ? n->module : "kernel");
+	struct target_access *a;
+	struct dw_location loc;
+	Dwarf_Die var, cu;
+
+	const struct dw_symbol *symbol = NULL;
+
+	if (m && !at && !dw_find_global(m, name, NULL, &var) && dw_find_declared(m, name, &var))
+		symbol = dw_symbol_named(m, name);	/* defined by the linker: jiffies */
+	if (!m || (!symbol && !dw_find_global(m, name, at ? at + 1 : NULL, &var)) ||
+	    !dwarf_diecu(&var, &cu, NULL, NULL) || (symbol && !m->is_kernel)) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unresolved @var() expression");
+		free(name);
+		return false;
+	}
+	free(name);
+	if (symbol) {
+		loc = (struct dw_location){ .c = xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
+							   symbol->addr) };
+	} else if (!dw_compile_location(m, &var, &cu, 0, false, &loc)) {
+		if (!quiet)
+			semantic_error(el, n->tok, "@var(\"%s\") is %s" MAN_PAGE("error::dwarf"),
+				       n->string, loc.error);
+		free(loc.error);
+		return false;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->start = loc.c;
+	a->start_is_value = loc.is_value;
+	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
+	if ((a->kernel_address && !use_kernel_addresses(el)) ||
+	    !target_components(el, n, a, ctype_of_variable(&var), quiet))
+		return false;
+	if (n->pretty) {
+		struct node *call = target_pretty(n, a, a->type), *next = n->next;
+
+		call->next = next;
+		*n = *call;
+		return true;
+	}
+	n->access = a;
+	return true;
+}
