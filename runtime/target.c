@@ -117,6 +117,68 @@ static __maybe_unused s64 stp_target_read(struct context *c, u64 addr, int size,
 				 bit_size);
 }
 
+/* SIZE bytes of VALUE to kernel ADDR, or a soft error: read-only memory, a bad address. */
+static int stp_write_kernel(struct context *c, u64 addr, int size, u64 value)
+{
+	int err = 0;
+
+	pagefault_disable();	/* a fault comes back as an error, as in the *_nofault reads */
+	switch (size) {
+	case 1: __put_kernel_nofault((u8 *)addr, (u8 *)&value, u8, fault); break;
+	case 2: __put_kernel_nofault((u16 *)addr, (u16 *)&value, u16, fault); break;
+	case 4: __put_kernel_nofault((u32 *)addr, (u32 *)&value, u32, fault); break;
+	case 8: __put_kernel_nofault((u64 *)addr, (u64 *)&value, u64, fault); break;
+	default: err = -EINVAL; break;
+	}
+	goto out;
+fault:
+	err = -EFAULT;
+out:
+	pagefault_enable();
+	if (err)
+		stp_soft_error(c, "kernel write fault at 0x%016llx [man error::fault]", addr);
+	return err;
+}
+
+/* Sets DWARF register REGNO of the probe's registers: the probed code sees it after. */
+static void stp_dwarf_register_set(struct context *c, int regno, u64 value)
+{
+	struct pt_regs *regs = c->regs;
+	unsigned long *reg[17] = { &regs->ax, &regs->dx, &regs->cx, &regs->bx, &regs->si,
+				   &regs->di, &regs->bp, NULL, &regs->r8, &regs->r9, &regs->r10,
+				   &regs->r11, &regs->r12, &regs->r13, &regs->r14, &regs->r15,
+				   &regs->ip };
+
+	if (!regs || regno < 0 || regno > 16 || !reg[regno]) {
+		stp_soft_error(c, "cannot write DWARF register %d here", regno);
+		return;
+	}
+	*reg[regno] = value;
+}
+
+/*
+ * Guru mode: writes VALUE back to a target variable: to register REGNO (-1: memory at
+ * ADDR), SIZE bytes, or a bitfield's bits in them.
+ */
+static __maybe_unused void stp_target_write(struct context *c, u64 addr, int regno, int size,
+					    int bit_offset, int bit_size, s64 value)
+{
+	u64 v = (u64)value;
+
+	if (unlikely(c->last_error))
+		return;
+	if (bit_size) {
+		u64 mask = (bit_size < 64 ? (1ULL << bit_size) - 1 : ~0ULL) << bit_offset;
+		u64 old = regno >= 0 ? addr : stp_target_deref(c, addr, size);
+
+		v = (old & ~mask) | ((v << bit_offset) & mask);
+	}
+	if (regno >= 0)
+		stp_dwarf_register_set(c, regno, v);
+	else
+		stp_write_kernel(c, addr, size, v);
+}
+
 /* The chars of an array of LENGTH (0: unknown) at ADDR, up to its first NUL. */
 static __maybe_unused void stp_target_string(struct context *c, char *dst, u64 addr,
 					     s64 length)

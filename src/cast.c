@@ -95,6 +95,7 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	}
 	a = xcalloc(1, sizeof(*a));
 	a->base = n->lhs;	/* the address is the script's value */
+	a->regno = -1;
 	if (!target_components(el, n, a, type, quiet))
 		return false;
 	if (n->pretty) {
@@ -130,7 +131,7 @@ bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet)
 	}
 	free(name);
 	if (symbol) {
-		loc = (struct dw_location){ .c = xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
+		loc = (struct dw_location){ .regno = -1, .c = xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
 							   symbol->addr) };
 	} else if (!dw_compile_location(m, &var, &cu, 0, false, &loc)) {
 		if (!quiet)
@@ -142,6 +143,7 @@ bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet)
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;
+	a->regno = loc.regno;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	if ((a->kernel_address && !use_kernel_addresses(el)) ||
 	    !target_components(el, n, a, ctype_of_variable(&var), quiet))

@@ -249,6 +249,7 @@ char *dw_site_variables(const struct dw_site *site, bool with_return);
 struct dw_location {
 	char *c;		/* C (u64): the address, or (is_value) the value */
 	bool is_value;
+	int regno;		/* the value is DWARF register REGNO's, else -1 */
 	char *error;		/* why it cannot be read there (then c is NULL) */
 };
 bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,

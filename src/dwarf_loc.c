@@ -326,6 +326,7 @@ bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 	bool is_value;
 
 	memset(out, 0, sizeof(*out));
+	out->regno = -1;
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &attr)) {
 		Dwarf_Sword sv;
 		Dwarf_Word uv;
@@ -354,6 +355,10 @@ bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 	}
 	out->c = k.stack[k.depth - 1];
 	out->is_value = is_value;
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		out->regno = ops[0].atom - DW_OP_reg0;
+	else if (n == 1 && ops[0].atom == DW_OP_regx)
+		out->regno = (int)ops[0].number;
 	for (int i = 0; i < k.depth - 1; i++)
 		free(k.stack[i]);
 	return true;

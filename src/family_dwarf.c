@@ -439,6 +439,7 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 	}
 	a->start = xstrdup("stp_return_value(c)");
 	a->start_is_value = true;
+	a->regno = 0;	/* the return register (rax): guru mode may change what returns */
 	return target_components(el, n, a, type, quiet);
 }
 
@@ -461,6 +462,7 @@ static struct target_access *variable_access(struct elaborator *el, const struct
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;
+	a->regno = loc.regno;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	a->type = ctype_of_variable(var);
 	if (a->kernel_address && !use_kernel_addresses(el))

@@ -311,6 +311,7 @@ struct target_access {
 	int bit_offset, bit_size;	/* a bitfield's bits in those bytes (bit_size 0: none) */
 	struct ctype *type;		/* of the result (pretty-printing, autocast) */
 	bool kernel_address;		/* START uses a link-time kernel address (KASLR) */
+	int regno;			/* START is DWARF register REGNO's value, else -1 */
 };
 
 struct symbol;

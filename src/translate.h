@@ -72,6 +72,8 @@ int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
 
 /* translate_target.c: a target variable, @var or @cast (N->access) as C */
 char *translate_target(struct body *b, struct node *n);
+/* "s64 _tvID = ...;": its value now, to be written back at _tID (guru mode's writes) */
+char *translate_target_place(struct body *b, struct node *n, int id);
 
 /* translate_stmt.c: lines of C at DEPTH tabs into B's code */
 void translate_statement(struct body *b, struct node *n, int depth);

@@ -291,17 +291,28 @@ struct place {
 	char *setup;
 	char *locate;
 	char *ptr;
+	char *commit;		/* a target variable's: writes the value back (guru mode) */
 };
 
 
 static struct place place_of(struct body *b, struct node *n)
 {
-	struct place p = { xstrdup(""), xstrdup(""), NULL };
+	struct place p = { xstrdup(""), xstrdup(""), NULL, xstrdup("") };
 	struct global_c *g = global_named(b->t, n);
 	bool string = n->type == TYPE_STRING;
 	int id;
 
-	if (is_procfs_value(b, n)) {
+	if (n->access) {	/* a target variable, written in guru mode: a copy, then back */
+		id = b->unique++;
+		free(p.setup);
+		free(p.commit);
+		p.setup = translate_target_place(b, n, id);
+		p.ptr = xasprintf("(&_tv%d)", id);
+		p.commit = xasprintf("stp_target_write(c, _t%d, %d, %d, %d, %d, _tv%d); ", id,
+				     n->access->start_is_value && !n->access->nsteps ?
+				     n->access->regno : -1, n->access->size,
+				     n->access->bit_offset, n->access->bit_size, id);
+	} else if (is_procfs_value(b, n)) {
 		p.ptr = xstrdup("STP_PROCFS_VALUE(c)");
 	} else if (n->kind == ND_VAR && !g) {
 		p.ptr = xasprintf(string ? "(l->l_%s)" : "(&l->l_%s)", n->string);
@@ -325,6 +336,7 @@ static void free_place(struct place *p)
 {
 	free(p->setup);
 	free(p->locate);
+	free(p->commit);
 	free(p->ptr);
 }
 
@@ -345,9 +357,9 @@ static char *assign(struct body *b, struct node *n)
 			      append ? "stp_string_append" : "stp_string_copy", id, id, id, id);
 	} else if (strcmp(n->op, "=") == 0) {
 		s = xasprintf("({ %ss64 _v%d = %s; "
-			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; if (_p%d) *_p%d = _v%d; } "
-			      "_v%d; })",
-			      p.setup, id, rhs, p.locate, id, p.ptr, id, id, id, id);
+			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; if (_p%d) *_p%d = _v%d; "
+			      "%s} _v%d; })",
+			      p.setup, id, rhs, p.locate, id, p.ptr, id, id, id, p.commit, id);
 	} else {
 		/* x OP= y: y first, then x = x OP y */
 		char op[4] = { 0 };
@@ -358,9 +370,10 @@ static char *assign(struct body *b, struct node *n)
 		result = long_operation(op, old, value, n->tok);
 		s = xasprintf("({ %ss64 _v%d = %s; s64 _n%d = 0; "
 			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; "
-			      "if (_p%d) { _n%d = %s; if (likely(!c->last_error)) *_p%d = _n%d; } } "
+			      "if (_p%d) { _n%d = %s; if (likely(!c->last_error)) *_p%d = _n%d; } %s} "
 			      "_n%d; })",
-			      p.setup, id, rhs, id, p.locate, id, p.ptr, id, id, result, id, id, id);
+			      p.setup, id, rhs, id, p.locate, id, p.ptr, id, id, result, id, id,
+			      p.commit, id);
 		free(old);
 		free(value);
 		free(result);
@@ -377,9 +390,9 @@ static char *increment(struct body *b, struct node *n)
 	const char *op = strcmp(n->op, "++") == 0 ? "+" : "-";
 	char *s = xasprintf("({ %ss64 _n%d = 0; if (likely(!c->last_error)) { %ss64 *_p%d = %s; "
 			    "if (_p%d) { s64 _o%d = *_p%d; *_p%d = (s64)((u64)_o%d %s 1); "
-			    "_n%d = %s; } } _n%d; })",
+			    "_n%d = %s; } %s} _n%d; })",
 			    p.setup, id, p.locate, id, p.ptr, id, id, id, id, id, op, id,
-			    n->prefix ? xasprintf("*_p%d", id) : xasprintf("_o%d", id), id);
+			    n->prefix ? xasprintf("*_p%d", id) : xasprintf("_o%d", id), p.commit, id);
 
 	free_place(&p);
 	return s;

@@ -23,18 +23,13 @@ static int64_t string_length(const struct target_access *a)
 	return t && t->kind == CT_ARRAY && t->count > 0 ? t->count : 0;
 }
 
-char *translate_target(struct body *b, struct node *n)
+/* "u64 _tID = START; ...steps...; " : the address (or the value) of N's access. */
+static char *target_steps(struct body *b, const struct target_access *a, int id)
 {
-	const struct target_access *a = n->access;
 	struct strbuf sb = { 0 };
-	int id = b->unique++, temp;
-	char *where = c_location(n->tok);
-
 	char *start = a->base ? translate_expr(b, a->base) : xstrdup(a->start);
 
-	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; u64 _t%d = (u64)(%s); "
-		  "c->last_stmt = %s; ", id, id, start, where);
-	free(where);
+	sb_printf(&sb, "u64 _t%d = (u64)(%s); ", id, start);
 	free(start);
 	for (int i = 0; i < a->nsteps; i++) {
 		const struct target_step *s = &a->steps[i];
@@ -55,6 +50,40 @@ char *translate_target(struct body *b, struct node *n)
 			break;
 		}
 	}
+	return sb_steal(&sb);
+}
+
+/* "s64 _vID = stp_target_read(c, _tID, ...)" as C, the number N's access reads. */
+static char *number_read(const struct target_access *a, int id)
+{
+	return xasprintf("stp_target_%s(c, _t%d, %d, %d, %d, %d)",
+			 a->start_is_value && !a->nsteps ? "value" : "read", id, a->size,
+			 a->is_signed, a->bit_offset, a->bit_size);
+}
+
+char *translate_target_place(struct body *b, struct node *n, int id)
+{
+	char *where = c_location(n->tok), *steps = target_steps(b, n->access, id);
+	char *read = number_read(n->access, id);
+	char *s = xasprintf("c->last_stmt = %s; %ss64 _tv%d = %s; ", where, steps, id, read);
+
+	free(where);
+	free(steps);
+	free(read);
+	return s;
+}
+
+char *translate_target(struct body *b, struct node *n)
+{
+	const struct target_access *a = n->access;
+	struct strbuf sb = { 0 };
+	int id = b->unique++, temp;
+	char *where = c_location(n->tok), *steps = target_steps(b, a, id), *read;
+
+	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; c->last_stmt = %s; %s", id, where,
+		  steps);
+	free(where);
+	free(steps);
 	switch (a->result) {
 	case TRESULT_ADDRESS:
 		sb_printf(&sb, "if (likely(!c->last_error)) c->last_stmt = _w%d; (s64)_t%d; })", id,
@@ -67,10 +96,10 @@ char *translate_target(struct body *b, struct node *n)
 			  "(const char *)l->_tmp%d; })", temp, id, string_length(a), id, temp);
 		break;
 	case TRESULT_LONG:
-		sb_printf(&sb, "s64 _v%d = stp_target_%s(c, _t%d, %d, %d, %d, %d); "
-			  "if (likely(!c->last_error)) c->last_stmt = _w%d; _v%d; })", id,
-			  a->start_is_value && !a->nsteps ? "value" : "read", id, a->size,
-			  a->is_signed, a->bit_offset, a->bit_size, id, id);
+		read = number_read(a, id);
+		sb_printf(&sb, "s64 _v%d = %s; if (likely(!c->last_error)) c->last_stmt = _w%d; "
+			  "_v%d; })", id, read, id, id);
+		free(read);
 		break;
 	}
 	return sb_steal(&sb);
