@@ -4,6 +4,7 @@
  */
 #include "ctype.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct ctype *ctype_resolve(struct ctype *t)
@@ -12,6 +13,34 @@ struct ctype *ctype_resolve(struct ctype *t)
 		     t->kind == CT_RESTRICT))
 		t = t->target;
 	return t;
+}
+
+struct ctype *ctype_pointer_to(struct ctype *t)
+{
+	if (!t->pointer) {
+		t->pointer = xcalloc(1, sizeof(*t->pointer));
+		t->pointer->kind = CT_POINTER;
+		t->pointer->size = 8;
+		t->pointer->target = t;
+	}
+	return t->pointer;
+}
+
+bool ctype_same(const struct ctype *a, const struct ctype *b)
+{
+	char *na, *nb;
+	bool same;
+
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	na = ctype_name(a);
+	nb = ctype_name(b);
+	same = strcmp(na, nb) == 0;
+	free(na);
+	free(nb);
+	return same;
 }
 
 int ctype_members(struct ctype *t, struct ctype_member **members)

@@ -56,6 +56,7 @@ struct ctype {
 	bool members_read;
 	const struct ctype_reader *reader;
 	void *origin;			/* the reader's handle for this type */
+	struct ctype *pointer;		/* a pointer to this type, once one was made */
 };
 
 /* What a reader provides for the parts of a type read lazily. */
@@ -67,6 +68,12 @@ struct ctype_reader {
 struct ctype *ctype_resolve(struct ctype *t);
 /* stap's spelling of a type: "struct task_struct*", "char const*", "unsigned int[]" */
 char *ctype_name(const struct ctype *t);
+/* A pointer to T (made once per T). */
+struct ctype *ctype_pointer_to(struct ctype *t);
+
+/* Whether A and B are the same type, as stap spells them. */
+bool ctype_same(const struct ctype *a, const struct ctype *b);
+
 /* The members of a struct or union (read now if not yet). */
 int ctype_members(struct ctype *t, struct ctype_member **members);
 

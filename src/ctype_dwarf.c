@@ -57,6 +57,7 @@ static struct ctype **slot_for(Dwarf *dw, Dwarf_Off offset, bool *found)
 
 static void free_type(struct ctype *t)
 {
+	free(t->pointer);
 	free(t->params);
 	free(t->members);
 	free(t->origin);

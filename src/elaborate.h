@@ -75,6 +75,16 @@ const char *component_string(struct component *c, bool *present);
 void resolve_program(struct elaborator *el);
 void check_alias_names(struct elaborator *el, struct stapfile *file);
 struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
+/* N, made after its handler or function was resolved (a rewritten node), resolved now */
+void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
+		       struct function *function, struct node *n);
+
+/* autocast.c: p->member on script values that hold typed pointers; resolve_program calls
+ * resolve_autocasts once the rest resolved */
+enum autocast_result { AUTOCAST_RESOLVED, AUTOCAST_FAILED, AUTOCAST_UNKNOWN };
+enum autocast_result autocast_resolve(struct elaborator *el, struct probe_body *handler,
+				      struct function *function, struct node *n, bool quiet);
+void resolve_autocasts(struct elaborator *el);
 
 /* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
 bool constant_value(struct node *n, int64_t *value);

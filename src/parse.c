@@ -605,10 +605,11 @@ static struct node *primary(struct parser *ps)
  */
 static struct node *postfix(struct parser *ps)
 {
+	bool grouped = peek(ps, "(");	/* (&$x)->f: the value the group has */
 	struct node *n = primary(ps);
 
-	if ((peek(ps, "->") || peek(ps, "[")) && n->kind != ND_TARGET && n->kind != ND_CAST &&
-	    n->kind != ND_AT_VAR) {
+	if ((peek(ps, "->") || peek(ps, "[")) &&
+	    (grouped || (n->kind != ND_TARGET && n->kind != ND_CAST && n->kind != ND_AT_VAR))) {
 		struct node *cast = new_node(ND_AUTOCAST, ps->tok);
 
 		cast->lhs = n;

@@ -285,8 +285,8 @@ static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n
 static bool target_available(struct scope *sc, struct node *n)
 {
 	/* procfs handlers have $value */
-	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && !n->components &&
-	       sc->handler && (sc->handler->procfs_read || sc->handler->procfs_write);
+	return n->kind == ND_TARGET && n->string && strcmp(n->string, "$value") == 0 &&
+	       !n->components && sc->handler && (sc->handler->procfs_read || sc->handler->procfs_write);
 }
 
 /*
@@ -397,6 +397,19 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		defined = resolve_cast_or_var(el, sc, e, true);
 		break;
 	case ND_AUTOCAST:
+		resolve(el, sc, e->lhs);
+		for (struct target_component *c = e->components; c; c = c->next)
+			resolve(el, sc, c->index);
+		switch (autocast_resolve(el, sc->handler, sc->function, e, true)) {
+		case AUTOCAST_UNKNOWN:
+			return;	/* decided once the types have spread (autocast.c) */
+		case AUTOCAST_RESOLVED:
+			defined = true;
+			break;
+		default:
+			defined = false;
+		}
+		break;
 	case ND_ENTRY:
 	case ND_PERF:
 		defined = false;	/* not yet */
@@ -589,10 +602,14 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 			resolve(el, sc, n);	/* @cast(...)$: an sprintf() */
 		return;
 	case ND_AUTOCAST:
-	case ND_PERF:
 		resolve(el, sc, n->lhs);
 		for (struct target_component *c = n->components; c; c = c->next)
 			resolve(el, sc, c->index);
+		if (!n->access)	/* a type known already; else once they have spread */
+			autocast_resolve(el, sc->handler, sc->function, n, false);
+		return;
+	case ND_PERF:
+		resolve(el, sc, n->lhs);
 		return;
 	case ND_BLOCK:
 		resolve_list(el, sc, n->body);
@@ -656,6 +673,16 @@ static bool check_condition_node(struct node *n, void *arg)
 	}
 }
 
+void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
+		       struct function *function, struct node *n)
+{
+	struct scope sc = { .handler = handler, .function = function };
+
+	sc.locals = handler ? &handler->locals : &function->locals;
+	sc.file = handler ? handler->file : function->file;
+	resolve(el, &sc, n);
+}
+
 /* Each condition once (the probes of one point share theirs). */
 static void resolve_conditions(struct elaborator *el)
 {
@@ -680,17 +707,22 @@ static void resolve_conditions(struct elaborator *el)
  * which is the order of the globals in -p2's output. */
 void resolve_program(struct elaborator *el)
 {
+	struct function **next = &el->prog->functions;
+
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
 		struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
 
 		resolve(el, &sc, h->body);
 	}
-	for (struct function *f = el->prog->functions; f; f = f->next_used) {
-		struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
+	do {
+		for (struct function *f; (f = *next); next = &f->next_used) {
+			struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
 
-		if (f->body)
-			resolve(el, &sc, f->body);
-	}
+			if (f->body)
+				resolve(el, &sc, f->body);
+		}
+		resolve_autocasts(el);	/* may use more functions (printing $$) */
+	} while (*next);
 	resolve_conditions(el);
 	/* a global's initial value counts as writing it */
 	for (struct symbol *g = el->prog->globals; g; g = g->next_used)

@@ -384,6 +384,8 @@ struct symbol {
 	bool read, written;	/* for warnings and the optimizer */
 	bool used;		/* a global referenced by the program */
 	bool still_used;	/* optimizer bookkeeping */
+	struct ctype *ctype;	/* the C type of the values assigned to it (autocast) */
+	bool ctype_mixed;	/* values of different C types were */
 	struct symbol *next;
 	struct symbol *next_used;	/* globals of the program, in order */
 };
@@ -440,6 +442,8 @@ struct function {
 	bool grouped;		/* its overloads are ordered (pass 2) */
 	bool impure;		/* its body has side effects (optimizer) */
 	bool still_used, walked;	/* optimizer bookkeeping */
+	struct ctype *ctype;	/* the C type of what it returns (autocast) */
+	bool ctype_mixed;
 	struct function *next_overload;	/* the next of this name and arity, by priority */
 	struct function *next;		/* in its file */
 	struct function *next_used;	/* in the program (pass 2) */

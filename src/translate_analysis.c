@@ -137,7 +137,7 @@ enum access *handler_access(struct translator *t, struct node *body)
 
 bool is_procfs_value(struct body *b, struct node *n)
 {
-	return n->kind == ND_TARGET && strcmp(n->string, "$value") == 0 && b->handler &&
+	return n->kind == ND_TARGET && n->string && strcmp(n->string, "$value") == 0 && b->handler &&
 	       (b->handler->procfs_read || b->handler->procfs_write);
 }
 

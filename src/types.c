@@ -405,7 +405,7 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 	case ND_AUTOCAST:
 		if (n->access)
 			t = n->access->result == TRESULT_STRING ? TYPE_STRING : TYPE_LONG;
-		else if (n->kind == ND_TARGET && strcmp(n->string, "$value") == 0)
+		else if (n->kind == ND_TARGET && n->string && strcmp(n->string, "$value") == 0)
 			t = TYPE_STRING;	/* a procfs probe's $value */
 		for (struct target_component *c = n->components; c; c = c->next)
 			if (c->index) {
