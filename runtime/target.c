@@ -7,8 +7,8 @@
  * Pass 3 (translate_target.c) writes each target variable as calls of these: a location
  * from the debuginfo (registers, DW_OP_deref, a global's link-time address), then the
  * steps through memory, then the value read.  A bad address is a soft error naming the
- * expression ("kernel read fault at 0x... near identifier '$file' at ..."), never an
- * oops.
+ * expression, as stap words it ("read fault [man error::fault] at 0x10 near identifier
+ * '$file' at ..."), never an oops.
  */
 
 /* The registers of x86-64 in the DWARF numbering (System V psABI, figure 3.36). */
@@ -82,7 +82,8 @@ static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size
 		stp_soft_error(c, "cannot read %d bytes as a number", size);
 		return 0;
 	}
-	stp_read_kernel(c, &value, (unsigned long)addr, size);	/* little endian */
+	if (stp_read_kernel(NULL, &value, (unsigned long)addr, size) != 0)	/* little endian */
+		stp_soft_error(c, "read fault [man error::fault] at 0x%llx", addr);
 	return value;
 }
 
@@ -136,7 +137,7 @@ fault:
 out:
 	pagefault_enable();
 	if (err)
-		stp_soft_error(c, "kernel write fault at 0x%016llx [man error::fault]", addr);
+		stp_soft_error(c, "write fault [man error::fault] at 0x%llx", addr);
 	return err;
 }
 

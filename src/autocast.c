@@ -40,8 +40,13 @@ static struct ctype *value_ctype(struct node *e)
 	case ND_AUTOCAST:
 		if (!e->access || !e->access->type)
 			return NULL;
-		if (e->access->result == TRESULT_ADDRESS)
+		if (e->access->result == TRESULT_ADDRESS) {	/* &$x, or an array's address */
+			struct ctype *r = ctype_resolve(e->access->type);
+
+			if (r->kind == CT_ARRAY && !e->addressof)
+				return r->target ? ctype_pointer_to(r->target) : NULL;
 			return ctype_pointer_to(e->access->type);
+		}
 		return e->access->result == TRESULT_LONG ? e->access->type : NULL;
 	case ND_VAR:
 		return e->sym && !e->sym->ctype_mixed ? e->sym->ctype : NULL;

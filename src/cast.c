@@ -42,6 +42,26 @@ bool use_kernel_addresses(struct elaborator *el)
 	return true;
 }
 
+void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc)
+{
+	struct strlist *symbols = &el->prog->module_symbols;
+	char *key, *index, *at;
+	int i;
+
+	if (!loc->module_symbol || !(at = strstr(loc->c, "STP_MODULE_SYMBOL")))
+		return;
+	key = xasprintf("%s:%s", m->name, loc->module_symbol);
+	for (i = 0; i < symbols->count && strcmp(symbols->items[i], key) != 0; i++)
+		;
+	if (i == symbols->count)
+		strlist_add(symbols, key);
+	free(key);
+	index = xasprintf("%.*s%d%s", (int)(at - loc->c), loc->c, i,
+			  at + strlen("STP_MODULE_SYMBOL"));
+	free(loc->c);
+	loc->c = index;
+}
+
 static struct dw_module *module_named(struct elaborator *el, const char *name)
 {
 	struct debuginfo *di = elaborator_debuginfo(el);
@@ -109,11 +129,12 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	return true;
 }
 
-bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet)
+bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct node *n,
+		    bool quiet)
 {
 	const char *at = strchr(n->string, '@');
 	char *name = at ? xstrndup(n->string, at - n->string) : xstrdup(n->string);
-	struct dw_module *m = module_named(el, n->module ? n->module : "kernel");
+	struct dw_module *m = module_named(el, n->module ? n->module : default_module(context));
 	struct target_access *a;
 	struct dw_location loc;
 	Dwarf_Die var, cu;
@@ -140,6 +161,7 @@ bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet)
 		free(loc.error);
 		return false;
 	}
+	place_module_symbol(el, m, &loc);
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;

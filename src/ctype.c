@@ -15,6 +15,13 @@ struct ctype *ctype_resolve(struct ctype *t)
 	return t;
 }
 
+const char *ctype_declared_at(struct ctype *t, int *line)
+{
+	if (!t || !t->reader || !t->reader->declared_at)
+		return NULL;
+	return t->reader->declared_at(t, line);
+}
+
 struct ctype *ctype_pointer_to(struct ctype *t)
 {
 	if (!t->pointer) {

@@ -62,12 +62,16 @@ struct ctype {
 /* What a reader provides for the parts of a type read lazily. */
 struct ctype_reader {
 	void (*read_members)(struct ctype *t);
+	const char *(*declared_at)(struct ctype *t, int *line);	/* may be NULL */
 };
 
 /* The type with typedefs and qualifiers taken off. */
 struct ctype *ctype_resolve(struct ctype *t);
 /* stap's spelling of a type: "struct task_struct*", "char const*", "unsigned int[]" */
 char *ctype_name(const struct ctype *t);
+/* The file and line where T was declared ("include/linux/path.h", 8), or NULL. */
+const char *ctype_declared_at(struct ctype *t, int *line);
+
 /* A pointer to T (made once per T). */
 struct ctype *ctype_pointer_to(struct ctype *t);
 

@@ -92,7 +92,9 @@ static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
 }
 
 static void read_members(struct ctype *t);
-static const struct ctype_reader dwarf_reader = { .read_members = read_members };
+static const char *declared_at(struct ctype *t, int *line);
+static const struct ctype_reader dwarf_reader = { .read_members = read_members,
+						  .declared_at = declared_at };
 
 static uint64_t die_udata(Dwarf_Die *die, int name, uint64_t fallback)
 {
@@ -237,6 +239,16 @@ struct ctype *ctype_of_variable(Dwarf_Die *var)
 	Dwarf_Die type;
 
 	return type_of(var, &type) ? ctype_of_die(&type) : NULL;
+}
+
+static const char *declared_at(struct ctype *t, int *line)
+{
+	Dwarf_Die *die = t->origin;
+	const char *file = dwarf_decl_file(die);
+
+	if (!file || dwarf_decl_line(die, line) != 0)
+		return NULL;
+	return file;
 }
 
 static void read_members(struct ctype *t)

@@ -537,6 +537,17 @@ const struct dw_symbol *dw_symbol_at(struct dw_module *m, uint64_t addr)
 	return found;
 }
 
+const struct dw_symbol *dw_object_symbol(struct dw_module *m, uint64_t addr)
+{
+	for (int i = symbol_index_before(m, addr), seen = 0; i >= 0 && seen < 64; i--, seen++) {
+		const struct dw_symbol *s = &m->symbols[i];
+
+		if (!s->function && s->unique && addr < s->addr + (s->size ? s->size : 1))
+			return s;
+	}
+	return NULL;
+}
+
 const char *dw_blocked(struct dw_module *m, uint64_t addr)
 {
 	const char *why = NULL;

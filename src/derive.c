@@ -508,7 +508,9 @@ static bool is_target_variable(struct node *n, void *arg)
 {
 	bool *found = arg;
 
-	if (n->kind == ND_TARGET || n->kind == ND_ENTRY)
+	/* and what else depends on the probe: @var("x") is its $x, @cast's module is its */
+	if (n->kind == ND_TARGET || n->kind == ND_ENTRY || n->kind == ND_AT_VAR ||
+	    n->kind == ND_CAST)
 		*found = true;
 	return !*found;
 }

@@ -55,6 +55,13 @@ const char *token_kind_name(enum token_kind kind)
 	return "token";
 }
 
+const char *token_kind_text(const struct token *tok)
+{
+	if (tok->kind == TOK_IDENT && tok->text[0] == '@')
+		return "operator";	/* @cast, @entry, a macro's @name: as stap says */
+	return token_kind_name(tok->kind);
+}
+
 /* ---- the located form ---- */
 
 /* The text of line LINE (1-based) of FILE, without its newline. */
@@ -79,7 +86,7 @@ static char *source_line(struct source_file *file, int line)
 /* "identifier 'x' at FILE:L:C" (stap shows keywords by kind only) */
 static void put_token(struct strbuf *sb, struct token *tok)
 {
-	sb_puts(sb, token_kind_name(tok->kind));
+	sb_puts(sb, token_kind_text(tok));
 	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED && tok->kind != TOK_KEYWORD)
 		sb_printf(sb, " '%s'", tok->text);
 	sb_printf(sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);

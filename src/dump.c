@@ -19,6 +19,14 @@ static void dump_operand(struct strbuf *sb, struct node *n)
 	sb_putc(sb, ')');
 }
 
+char *expression_text(struct node *n)
+{
+	struct strbuf sb = { 0 };
+
+	dump_expr(&sb, n);
+	return sb_steal(&sb);
+}
+
 static void dump_list(struct strbuf *sb, struct node *list)
 {
 	for (struct node *a = list; a; a = a->next) {

@@ -105,6 +105,8 @@ bool dw_partial_copy(struct dw_module *m, uint64_t addr);	/* foo.part.N's start 
 const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr);
 bool dw_name_unique(struct dw_module *m, const char *name);
 const struct dw_symbol *dw_symbol_named(struct dw_module *m, const char *name);
+/* The data symbol (unique in M) whose object holds ADDR, or NULL. */
+const struct dw_symbol *dw_object_symbol(struct dw_module *m, uint64_t addr);
 bool dw_name_exported(struct dw_module *m, const char *name);
 
 /* ---- dwarf_index.c ---- */
@@ -251,6 +253,8 @@ struct dw_location {
 	bool is_value;
 	int regno;		/* the value is DWARF register REGNO's, else -1 */
 	char *error;		/* why it cannot be read there (then c is NULL) */
+	const char *module_symbol;	/* a module's static: C has STP_MODULE_SYMBOL where
+					 * the index of "module:this" goes (cast.c) */
 };
 bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 			 uint64_t addr, bool at_entry, struct dw_location *out);

@@ -9,6 +9,7 @@
  *   stp_dwarf_register(c, N)     DWARF register N of the probe's pt_regs
  *   stp_target_deref(c, A, S)    S bytes at kernel address A (a fault is a soft error)
  *   stp_kernel_address(c, A)     a kernel link-time address, moved as KASLR moved it
+ *   stp_module_address(c, I, O)  O bytes from module symbol I (found at run time)
  *
  * The result is the C of the variable's address (it lives in memory) or of its value
  * (DW_OP_regN, DW_OP_stack_value, DW_OP_implicit_value).  What cannot be done is said
@@ -32,7 +33,32 @@ struct compile {
 	char *stack[MAX_STACK];
 	int depth;
 	char *error;
+	const char *module_symbol;	/* the module symbol a static address is placed from */
 };
+
+static void push(struct compile *k, char *c);
+static void fail(struct compile *k, char *error);
+
+/* A static variable's link-time address: the kernel's is moved as KASLR moved it; a
+ * module's is found from a symbol of the module when the module is loaded. */
+static void static_address(struct compile *k, uint64_t addr)
+{
+	const struct dw_symbol *s;
+
+	if (k->m->is_kernel) {
+		push(k, xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)", addr));
+		return;
+	}
+	s = dw_object_symbol(k->m, addr);
+	if (!s || (k->module_symbol && strcmp(k->module_symbol, s->name) != 0)) {
+		fail(k, xstrdup("a static variable of a module without a symbol of its own"));
+		push(k, xstrdup("0"));
+		return;
+	}
+	k->module_symbol = s->name;
+	push(k, xasprintf("stp_module_address(c, STP_MODULE_SYMBOL, %#" PRIx64 "ULL)",
+			  addr - s->addr));
+}
 
 static void fail(struct compile *k, char *error)
 {
@@ -186,11 +212,7 @@ static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 						  "LL)", op->number, (int64_t)op->number2));
 				break;
 			case DW_OP_addr:
-				push(k, xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
-						  op->number + k->m->bias));
-				if (!k->m->is_kernel)
-					fail(k, xstrdup("a module's static address (DW_OP_addr) is "
-							"not supported yet"));
+				static_address(k, op->number + k->m->bias);
 				break;
 			case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
 			case DW_OP_const8u: case DW_OP_constu:
@@ -355,6 +377,7 @@ bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 	}
 	out->c = k.stack[k.depth - 1];
 	out->is_value = is_value;
+	out->module_symbol = k.module_symbol;
 	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
 		out->regno = ops[0].atom - DW_OP_reg0;
 	else if (n == 1 && ops[0].atom == DW_OP_regx)

@@ -93,10 +93,17 @@ bool constant_value(struct node *n, int64_t *value);
  * in target variables (the program notes where jiffies was linked: KASLR) */
 struct debuginfo *elaborator_debuginfo(struct elaborator *el);
 bool use_kernel_addresses(struct elaborator *el);
+/* A module's static variable (LOC from M's DWARF): its symbol joins the program's
+ * module_symbols, whose index LOC's C then uses */
+struct dw_module;
+struct dw_location;
+void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
 bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
 		  bool quiet);
-/* @var("name@file"[, "module"]): a global; false if it is not one (or after an error) */
-bool resolve_at_var(struct elaborator *el, struct node *n, bool quiet);
+/* @var("name@file"[, "module"]): a global (of the probe's module by default); false if
+ * it is not one (or after an error) */
+bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct node *n,
+		    bool quiet);
 
 /* target.c: the ->member and [index] components of N from a start of TYPE (in A): the
  * steps, and what the result is; false after saying why (not when QUIET) */

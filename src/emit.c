@@ -64,7 +64,7 @@ char *c_string(const char *s)
 /* "identifier 'x' at <input>:1:5", as a C literal. */
 char *c_location(struct token *tok)
 {
-	char *text = xasprintf("%s '%s' at %s:%d:%d", token_kind_name(tok->kind), tok->text,
+	char *text = xasprintf("%s '%s' at %s:%d:%d", token_kind_text(tok), tok->text,
 			       tok->file->name, tok->line, tok->column);
 	char *lit = c_string(text);
 

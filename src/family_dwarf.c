@@ -459,6 +459,7 @@ static struct target_access *variable_access(struct elaborator *el, const struct
 			free(loc.error);
 		return NULL;
 	}
+	place_module_symbol(el, site->module, &loc);
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;

@@ -298,6 +298,7 @@ static bool resolve_target(struct elaborator *el, struct scope *sc, struct node 
 {
 	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
 	enum target_resolution r;
+	struct node written;
 
 	for (struct target_component *c = n->components; c; c = c->next)
 		resolve(el, sc, c->index);
@@ -308,13 +309,18 @@ static bool resolve_target(struct elaborator *el, struct scope *sc, struct node 
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
 		return false;
 	}
+	written = *n;	/* what the warning below shows, even of a $$parms made an sprintf() */
 	r = dp->family->resolve_target(el, dp, n, quiet);
 	if (r != TARGET_UNRESOLVED && n->kind != ND_TARGET)
 		resolve(el, sc, n);	/* rewritten: $var$ and $$vars are sprintf()s */
 	if (r == TARGET_AT_ENTRY && !sc->in_entry && !quiet) {
 		/* a .return probe's parameters are their values at the entry: @entry($x) */
 		struct node *inner = xmalloc(sizeof(*inner)), *next = n->next;
+		char *text = expression_text(&written);
 
+		semantic_warning(el, n->tok, "confusing usage, value is captured as @entry(%s) "
+				 "in .return probe" MAN_PAGE("stapprobes") " RETURN PROBES", text);
+		free(text);
 		*inner = *n;
 		inner->next = NULL;
 		*n = (struct node){ .kind = ND_ENTRY, .tok = n->tok, .lhs = inner, .next = next };
@@ -349,7 +355,7 @@ static bool resolve_cast_or_var(struct elaborator *el, struct scope *sc, struct 
 			return true;
 		}
 	}
-	return resolve_at_var(el, n, quiet);
+	return resolve_at_var(el, dp, n, quiet);
 }
 
 /* @entry(E): E is evaluated at the function's entry and kept for the return probe. */
@@ -368,7 +374,7 @@ static void resolve_entry(struct elaborator *el, struct scope *sc, struct node *
 	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
 
 	if (!dp || !dp->saves_entry) {
-		semantic_error(el, n->tok, "@entry is allowed only in .return probes of functions");
+		semantic_error(el, n->tok, "@entry is only valid in .return probes");
 		return;
 	}
 	if (sc->in_entry) {

@@ -154,6 +154,8 @@ void diag_summary(void);	/* how many alike messages were left out */
 /* The man page that explains a message, as stap names it: " [man error::pass2]" */
 #define MAN_PAGE(page) " [man " page "]"
 const char *token_kind_name(enum token_kind kind);
+/* How a diagnostic names TOK's kind: "identifier", "operator" (also @cast, @macro), ... */
+const char *token_kind_text(const struct token *tok);
 
 /* tokenize.c */
 struct token *tokenize(struct source_file *file, int *errors);
@@ -479,6 +481,7 @@ int format_conversions(const char *format, enum stap_type *types, int max);
 void dump_parse_tree(FILE *out, struct stapfile *file);
 struct program;
 void dump_program(FILE *out, struct program *prog, bool bodies);
+char *expression_text(struct node *n);	/* as -p1 prints it: $file->f_pos */
 
 /* ------------------------------------------------------------------ */
 /* The session: the command line, as every pass sees it                */
@@ -598,6 +601,8 @@ struct program {
 	int nembeds;
 	uint64_t jiffies_link;		/* target variables use kernel addresses: where the
 					 * kernel's symbol table has jiffies (KASLR) */
+	struct strlist module_symbols;	/* "module:symbol" that target variables of
+					 * modules are placed from (runtime: found at run time) */
 };
 
 /* elaborate.c: pass 2 */

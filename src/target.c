@@ -99,12 +99,29 @@ static void aggregate_error(struct elaborator *el, struct token *tok, struct cty
 			    bool quiet)
 {
 	char *name = ctype_name(ctype_resolve(t));
-	const char *member = first_member(t);
+	const char *member = first_member(t), *file;
+	char where[256] = "";
+	int line;
 
+	if ((file = ctype_declared_at(ctype_resolve(t), &line)))
+		snprintf(where, sizeof(where), " (%s:%d)", file, line);
 	if (!quiet)
-		semantic_error(el, tok, "'%s' is being accessed instead of a member such as "
-			       "'->%s'", name, member ? member : "...");
+		semantic_error(el, tok, "'%s'%s is being accessed instead of a member such as "
+			       "'->%s'", name, where, member ? member : "...");
 	free(name);
+}
+
+/* How stap shows an index in its messages: the number, or index1, index2... for the
+ * first, second... that is not a literal. */
+static char *index_text(struct node *n, struct target_component *c)
+{
+	int computed = 0;
+
+	if (c->index->kind == ND_NUMBER)
+		return xasprintf("%" PRId64, c->index->number);
+	for (struct target_component *k = n->components; k && k != c->next; k = k->next)
+		computed += k->index && k->index->kind != ND_NUMBER;
+	return xasprintf("index%d", computed);
 }
 
 /* ->FIELD from the current type *T; false after saying why. */
@@ -121,7 +138,7 @@ static bool member_step(struct elaborator *el, struct target_access *a, struct c
 		*in_memory = true;	/* the pointer's value is the struct's address */
 		r = ctype_resolve(r->target);
 	} else if (!is_aggregate(r)) {
-		char *name = ctype_name(*t);
+		char *name = ctype_name(r);
 
 		if (!quiet)
 			semantic_error(el, c->tok, "invalid access '->%s' vs. %s", c->field, name);
@@ -156,7 +173,7 @@ static bool member_step(struct elaborator *el, struct target_access *a, struct c
 
 /* [INDEX] from the current type *T. */
 static bool index_step(struct elaborator *el, struct target_access *a, struct ctype **t,
-		       bool *in_memory, struct target_component *c, bool quiet)
+		       bool *in_memory, struct node *n, struct target_component *c, bool quiet)
 {
 	struct ctype *r = ctype_resolve(*t), *element;
 
@@ -168,15 +185,17 @@ static bool index_step(struct elaborator *el, struct target_access *a, struct ct
 			add_step(a, (struct target_step){ .kind = TSTEP_LOAD });
 		*in_memory = true;
 		element = r->target;
-	} else if (is_aggregate(r)) {
-		aggregate_error(el, c->tok, r, quiet);
-		return false;
 	} else {
-		char *name = ctype_name(*t);
+		char *name = ctype_name(r), *index = index_text(n, c);
 
-		if (!quiet)
-			semantic_error(el, c->tok, "invalid access '[...]' vs. %s", name);
+		if (quiet)
+			;
+		else if (is_aggregate(r))	/* stap names the whole expression */
+			semantic_error(el, n->tok, "invalid access '[%s]' for %s", index, name);
+		else
+			semantic_error(el, c->tok, "invalid access '[%s]' vs. %s", index, name);
 		free(name);
+		free(index);
 		return false;
 	}
 	add_step(a, (struct target_step){ .kind = TSTEP_INDEX, .index = c->index,
@@ -190,11 +209,12 @@ bool target_components(struct elaborator *el, struct node *n, struct target_acce
 		       struct ctype *type, bool quiet)
 {
 	bool in_memory = !a->start_is_value;
+	struct target_component *last = NULL;
 	struct ctype *r;
 
-	for (struct target_component *c = n->components; c; c = c->next) {
+	for (struct target_component *c = n->components; c; last = c, c = c->next) {
 		bool ok = c->field ? member_step(el, a, &type, &in_memory, c, quiet) :
-				     index_step(el, a, &type, &in_memory, c, quiet);
+				     index_step(el, a, &type, &in_memory, n, c, quiet);
 
 		if (!ok)
 			return false;
@@ -214,14 +234,14 @@ bool target_components(struct elaborator *el, struct node *n, struct target_acce
 	}
 	if (n->pretty)
 		return true;	/* $var$: the caller prints it member by member */
-	if (r && r->kind == CT_ARRAY && is_char(r->target) && in_memory) {
-		a->result = TRESULT_STRING;
+	if (r && r->kind == CT_ARRAY && in_memory) {
+		a->result = TRESULT_ADDRESS;	/* as in C and stap: kernel_string($x->comm) */
 		return true;
 	}
 	if (!r || is_aggregate(r) || r->kind == CT_ARRAY || r->kind == CT_FUNCTION ||
 	    r->kind == CT_VOID) {
 		if (is_aggregate(r))
-			aggregate_error(el, n->tok, r, quiet);
+			aggregate_error(el, last ? last->tok : n->tok, r, quiet);
 		else if (!quiet) {
 			char *name = ctype_name(type);
 

@@ -265,18 +265,25 @@ static void emit_script_start_stop(struct emitter *e, struct program *prog)
 				break;
 			}
 
+	/* modules' static variables are found before any probe runs, forgotten after */
+	bool symbols = prog->module_symbols.count > 0;
+
 	emit(e, "static int stp_script_start(void)\n{\n\tint rc = 0;\n\n");
+	if (symbols)
+		emit(e, "\trc = stp_module_symbols_start();\n\tif (rc)\n\t\treturn rc;\n");
 	for (int i = 0; i < nused; i++) {
 		emit(e, "\trc = stp_register_%s();\n\tif (rc)\n", used[i]->name);
-		if (i == 0)
-			emit(e, "\t\treturn rc;\n");
-		else
+		if (i > 0)
 			emit(e, "\t\tgoto unwind_%d;\n", i - 1);
+		else
+			emit(e, symbols ? "\t\tgoto unwind_symbols;\n" : "\t\treturn rc;\n");
 	}
 	emit(e, "\treturn rc;\n");
 	for (int i = nused - 2; i >= 0; i--)
 		emit(e, "unwind_%d:\n\tstp_unregister_%s(false);\n%s", i, used[i]->name,
-		     i == 0 ? "\treturn rc;\n" : "");
+		     i == 0 && !symbols ? "\treturn rc;\n" : "");
+	if (symbols)
+		emit(e, "unwind_symbols:\n\tstp_module_symbols_stop();\n\treturn rc;\n");
 	emit(e, "}\n\n");
 
 	emit(e, "static void stp_script_stop(bool run_end_probes)\n{\n");
@@ -284,6 +291,8 @@ static void emit_script_start_stop(struct emitter *e, struct program *prog)
 		emit(e, "\t(void)run_end_probes;\n");
 	for (int i = nused - 1; i >= 0; i--)
 		emit(e, "\tstp_unregister_%s(run_end_probes);\n", used[i]->name);
+	if (symbols)
+		emit(e, "\tstp_module_symbols_stop();\n");
 	emit(e, "}\n");
 }
 
@@ -446,6 +455,12 @@ char *translate(struct session *s, struct program *prog)
 	     STAPLER_VERSION, prog->files->source->name);
 	if (prog->jiffies_link)	/* runtime/target.c moves link-time addresses by it */
 		emit(&e, "#define STP_JIFFIES_LINK %#" PRIx64 "ULL\n", prog->jiffies_link);
+	if (prog->module_symbols.count) {	/* runtime/module_symbols.c finds them */
+		emit(&e, "#define STP_MODULE_SYMBOLS");
+		for (int i = 0; i < prog->module_symbols.count; i++)
+			emit(&e, "%s \"%s\"", i ? "," : "", prog->module_symbols.items[i]);
+		emit(&e, "\n");
+	}
 	emit(&e, "#include \"runtime.h\"\n\n");
 	emit(&e, "/* embedded C reaches the probe's context as CONTEXT */\n#define CONTEXT c\n\n");
 	for (struct stapfile *file = prog->files; file; file = file->next)

@@ -158,8 +158,10 @@ static const char *untranslatable(struct checking *ck, struct node *n)
 		return "target variables are";
 	case ND_CAST: case ND_AT_VAR: case ND_AUTOCAST:
 		return n->access ? NULL : "target variables and @-operators are";
-	case ND_DEFINED: case ND_PERF:
+	case ND_DEFINED:	/* decided in pass 2; here only if something went wrong */
 		return "target variables and @-operators are";
+	case ND_PERF:
+		return "@perf is";
 	case ND_UNARY:
 		return strcmp(n->op, "&") == 0 ? "'&' on an expression is" : NULL;
 	default:

@@ -33,7 +33,9 @@ CHECK_PREFIX=dwarf
 normalize() {
 	sed -E -i 's/(@[^":[:space:]]+):[0-9]+"/\1:N"/g;
 		s/(@[^":[:space:]]+):[0-9]+-[0-9]+"/\1:N-N"/g;
-		s/(pc=[^ +]*)\+0x[0-9a-f]+/\1+0x.../g; s/(pc=[^ +]*)\+0 /\1+0x... /g' "$1"
+		s/(pc=[^ +]*)\+0x[0-9a-f]+/\1+0x.../g; s/(pc=[^ +]*)\+0 /\1+0x... /g
+		s/dieoffset 0x[0-9a-f]+/dieoffset 0x.../g; s/near pc 0x[0-9a-f]+/near pc 0x.../g
+		s/\(([^ ():]+\.[ch]):[0-9]+\)/(\1:N)/g' "$1"
 }
 
 # compare NAME STATUS OUT ERR: the expected files of NAME against a run's outputs
