@@ -136,7 +136,7 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 		else if (sp.flags & STP_FMT_SPACE)
 			sign = ' ';
 	}
-	if (pointer || ((sp.flags & STP_FMT_ALT) && base == 16 && v != 0))
+	if (pointer || ((sp.flags & STP_FMT_ALT) && base == 16))	/* 0x0 too, as stap */
 		prefix = upper ? "0X" : "0x";
 
 	zeros = sp.prec > n ? sp.prec - n : 0;
@@ -161,15 +161,15 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 /* %c; with '#', a non-printing byte as a C escape ("\t") or three octal digits ("\000"). */
 static void stp_fmt_char(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, s64 v)
 {
-	static const char esc_from[] = "\a\b\f\n\r\t\v\\'\"";
-	static const char esc_to[] = "abfnrtv\\'\"";
+	static const char esc_from[] = "\a\b\f\n\r\t\v\\'";	/* not " (as stap) */
+	static const char esc_to[] = "abfnrtv\\'";
 	unsigned char ch = (unsigned char)v;
 	char out[4];
 	size_t len = 0;
 	const char *e;
 
 	if (!(sp->flags & STP_FMT_ALT) || (ch >= ' ' && ch <= '~' && ch != '\\' &&
-					    ch != '\'' && ch != '"')) {
+					    ch != '\'')) {
 		out[len++] = ch;
 	} else if (ch && (e = memchr(esc_from, ch, sizeof(esc_from) - 1))) {
 		out[len++] = '\\';
@@ -377,11 +377,8 @@ static bool stp_fmt_convert(struct stp_fmt_sink *k, char conv, struct stp_fmt_sp
 		v = stp_fmt_arg_long(args, nargs, ai);
 		stp_fmt_number(k, sp, (u64)v, false, false, 16, conv == 'X', false);
 		break;
-	case 'p':
+	case 'p':	/* stap: "0x1234abcd", "0x0", spaces to a width */
 		v = stp_fmt_arg_long(args, nargs, ai);
-		if (sp.width < 0)
-			sp.width = 2 + 2 * sizeof(void *);
-		sp.flags |= STP_FMT_ZERO;
 		stp_fmt_number(k, sp, (u64)v, false, false, 16, false, true);
 		break;
 	case 'c':

@@ -96,7 +96,7 @@ static long stp_read_user_string(struct context *c, char *dst, unsigned long add
 /* The escape of one byte as C writes it: 1 (printable), 2 (\n) or 4 (\ooo) characters. */
 static size_t stp_escape_one(unsigned char ch, char *out)
 {
-	static const char simple[] = "\aa\bb\ff\nn\rr\tt\vv\"\"\\\\''";
+	static const char simple[] = "\aa\bb\ff\nn\rr\tt\vv\"\"\\\\";	/* not ' (as stap) */
 	size_t i;
 
 	for (i = 0; i + 1 < sizeof(simple); i += 2)

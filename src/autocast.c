@@ -114,13 +114,7 @@ enum autocast_result autocast_resolve(struct elaborator *el, struct probe_body *
 		return AUTOCAST_FAILED;
 	}
 	if (n->pretty) {
-		struct node *call;
-
-		if (!n->string)	/* what the printed members' nodes are named */
-			n->string = n->tok->text;
-		call = target_pretty(n, a, a->type);
-		call->next = n->next;
-		*n = *call;
+		target_pretty(n, a);
 		resolve_rewritten(el, handler, function, n);
 		return AUTOCAST_RESOLVED;
 	}

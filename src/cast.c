@@ -119,10 +119,7 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	if (!target_components(el, n, a, type, quiet))
 		return false;
 	if (n->pretty) {
-		struct node *call = target_pretty(n, a, type), *next = n->next;
-
-		call->next = next;
-		*n = *call;
+		target_pretty(n, a);
 		return true;
 	}
 	n->access = a;
@@ -171,10 +168,7 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 	    !target_components(el, n, a, ctype_of_variable(&var), quiet))
 		return false;
 	if (n->pretty) {
-		struct node *call = target_pretty(n, a, a->type), *next = n->next;
-
-		call->next = next;
-		*n = *call;
+		target_pretty(n, a);
 		return true;
 	}
 	n->access = a;

@@ -179,10 +179,21 @@ struct ctype *ctype_of_die(Dwarf_Die *die)
 		t->is_float = encoding == DW_ATE_float;
 		break;
 	}
-	case DW_TAG_enumeration_type:
+	case DW_TAG_enumeration_type: {
+		/* signed as its underlying type: DW_AT_encoding (DWARF 5) or DW_AT_type's
+		 * (gcc makes an enum without negative values unsigned) */
+		uint64_t encoding = die_udata(die, DW_AT_encoding, 0);
+		Dwarf_Attribute attr;
+		Dwarf_Die underlying;
+
+		if (!encoding &&
+		    dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), &underlying))
+			encoding = die_udata(&underlying, DW_AT_encoding, 0);
 		t->kind = CT_ENUM;
-		t->is_signed = true;
+		t->is_signed = !encoding || encoding == DW_ATE_signed ||
+			       encoding == DW_ATE_signed_char;
 		break;
+	}
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:

@@ -537,6 +537,10 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	if (strcmp(name, "return") == 0 && p->is_return) {
 		if (!return_value(el, dp, n, a, quiet))
 			return TARGET_UNRESOLVED;
+		if (n->pretty) {	/* $return$, $return->member$ */
+			target_pretty(n, a);
+			return TARGET_RESOLVED;
+		}
 		n->access = a;
 		return TARGET_RESOLVED;
 	}
@@ -568,10 +572,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	if (!target_components(el, n, a, a->type, quiet))
 		return TARGET_UNRESOLVED;
 	if (n->pretty) {	/* $var$: an sprintf() of its members */
-		struct node *call = target_pretty(n, a, a->type), *next = n->next;
-
-		call->next = next;
-		*n = *call;
+		target_pretty(n, a);
 	} else {
 		n->access = a;
 	}

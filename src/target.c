@@ -265,15 +265,138 @@ bool target_components(struct elaborator *el, struct node *n, struct target_acce
 	return true;
 }
 
-/* ---- pretty-printing: $var$, $var$$, and $$vars, $$parms, $$locals ---- */
+/*
+ * ---- pretty-printing: $var$, $var$$, and $$vars, $$parms, $$locals, $$return ----
+ *
+ * As Debian's stap 4.8 prints them (compared in the reference VM), built as an
+ * sprintf() call: the format is the text and a conversion for each value read, the
+ * arguments are the reads.  What it prints, by type (after typedefs, const and volatile):
+ *   char types         '%#c' (escaped as a C character literal)
+ *   other integers     %d, or %u for unsigned ones (an enum by its encoding); floats and
+ *                      sizes other than 1, 2, 4 and 8 bytes print "?"
+ *   char *, char[]     the string there ("char" and "unsigned char" only, not "signed
+ *                      char"), kernel memory else user memory, escaped and quoted
+ *                      (kernel_or_user_string_quoted); an array's string is not bounded by
+ *                      its length
+ *   other pointers     0x%x ("0x0" for NULL: stap's %p); not followed
+ *   a struct or union  {.a=1, .b=0x0}: anonymous members as <union>={...} or, stap's labels
+ *                      swapped, <class>={...} for an anonymous struct
+ *   an array           [first element, ...] (", ..." even when there is only one)
+ *   a bitfield member  a number whatever its type (pretty_bitfield)
+ * $var$ shows the members of the top-level struct (or the top-level array's first element);
+ * nested structs print {...} and nested arrays [...].  $var$$ shows everything nested, with
+ * no depth limit (pointers are not followed).  At the top, a pointer is followed to what it
+ * points to: a struct's members are read through it, but a number prints the pointer's own
+ * value in the pointee's format ("pos=-53062273311441440" for a loff_t *), a function
+ * pointer prints "<function>:0x...", void * prints 0x....
+ * At most 32 values are read (as many as stap reads): a struct whose next
+ * member would be the 33rd ends with ", ...}", an array then prints "[, ...]".
+ * A variable with no location here still prints its type's shape with "?" for each value.
+ * A read that faults makes the whole value "ERROR", as in stap: the sprintf node carries
+ * pretty = 1 for the translator to do that.
+ * The text is cut to MAXSTRINGLEN - 1 bytes by sprintf, with nothing to say so.
+ */
 
 /* What $var$ and $$vars print, built as an sprintf() call: its format and arguments. */
 struct pretty {
 	struct token *tok;
+	const char *name;		/* of the variable, for the reads' nodes */
 	struct strbuf format;
 	struct node head, *tail;	/* the arguments */
 	int nargs;
+	bool full;			/* $$: nested structs and arrays too */
 };
+
+#define PRETTY_MAX_ARGS 32		/* values read for one printed value, as in stap */
+
+/*
+ * Where a value is: in memory at the address ACCESS gives, or (!in_memory) ACCESS's
+ * value is the value itself (a register).  ACCESS NULL: it has no location here, and each
+ * value it would read prints "?".
+ */
+struct place {
+	struct target_access *access;
+	bool in_memory;
+};
+
+/* Whether stap prints a pointer to T or an array of T as a string: only for these two. */
+static bool is_string_char(struct ctype *t)
+{
+	t = ctype_resolve(t);
+	return t && t->kind == CT_BASE && t->name &&
+	       (strcmp(t->name, "char") == 0 || strcmp(t->name, "unsigned char") == 0);
+}
+
+/* Signed or not, as DWARF's encoding says: an enum's is its underlying type's. */
+static bool is_signed_type(struct ctype *r)
+{
+	if (r->kind == CT_ENUM) {
+		struct ctype *under = ctype_resolve(r->target);
+
+		return under ? under->is_signed : r->is_signed;
+	}
+	return r->kind != CT_POINTER && r->is_signed;
+}
+
+/* Printed with %u: an unsigned integer, as DWARF's encoding says (an enum's is its
+ * underlying type's); stap prints the rest with %i, _Bool among them. */
+static bool prints_unsigned(struct ctype *r)
+{
+	if (r->kind == CT_BASE && r->name &&
+	    (strcmp(r->name, "_Bool") == 0 || strcmp(r->name, "bool") == 0))
+		return false;
+	return !is_signed_type(r);
+}
+
+/* A copy of A with room for one more step. */
+static struct target_access *copy_access(const struct target_access *a)
+{
+	struct target_access *c = xcalloc(1, sizeof(*c));
+
+	*c = *a;
+	c->steps = xcalloc(a->nsteps + 1, sizeof(*c->steps));
+	if (a->nsteps)
+		memcpy(c->steps, a->steps, a->nsteps * sizeof(*c->steps));
+	c->bit_offset = c->bit_size = 0;
+	return c;
+}
+
+/* The member M (not a bitfield) of the struct at P. */
+static struct place member_place(struct place p, const struct ctype_member *m)
+{
+	struct target_access *a;
+
+	if (!p.access || !p.in_memory)	/* a struct in a register: stap cannot either */
+		return (struct place){ NULL, false };
+	a = copy_access(p.access);
+	if (m->offset)
+		a->steps[a->nsteps++] = (struct target_step){ .kind = TSTEP_ADD,
+							       .offset = (int64_t)m->offset };
+	return (struct place){ a, true };
+}
+
+/* What the pointer at P points to. */
+static struct place deref_place(struct place p)
+{
+	struct target_access *a;
+
+	if (!p.access)
+		return p;
+	a = copy_access(p.access);
+	/* in memory: load the pointer; a value: it is the address (a step makes it one) */
+	a->steps[a->nsteps++] = p.in_memory ?
+		(struct target_step){ .kind = TSTEP_LOAD } :
+		(struct target_step){ .kind = TSTEP_ADD, .offset = 0 };
+	return (struct place){ a, true };
+}
+
+/* The first element of the array at P (at the same address). */
+static struct place first_element(struct place p)
+{
+	if (!p.access || !p.in_memory)
+		return (struct place){ NULL, false };
+	return (struct place){ copy_access(p.access), true };
+}
 
 /* A resolved target node for one value the print reads (its access is ready). */
 static struct node *target_node(struct token *tok, const char *name, struct target_access *a)
@@ -282,10 +405,27 @@ static struct node *target_node(struct token *tok, const char *name, struct targ
 
 	n->kind = ND_TARGET;
 	n->tok = tok;
-	n->string = (char *)name;
+	n->string = (char *)(name ? name : "");
 	n->access = a;
 	n->type = a->result == TRESULT_STRING ? TYPE_STRING : TYPE_LONG;
 	return n;
+}
+
+/* The read of the number of SIZE bytes at P (its bitfield's bits, if it is one), or NULL
+ * when there is none: no location, or a size a number cannot have. */
+static struct target_access *number_access(struct place p, int size, bool is_signed)
+{
+	struct target_access *a;
+
+	if (!p.access || (size != 1 && size != 2 && size != 4 && size != 8))
+		return NULL;
+	a = copy_access(p.access);
+	a->bit_offset = p.access->bit_offset;
+	a->bit_size = p.access->bit_size;
+	a->result = TRESULT_LONG;
+	a->size = size;
+	a->is_signed = is_signed;
+	return a;
 }
 
 static void add_argument(struct pretty *pr, struct node *arg)
@@ -294,123 +434,224 @@ static void add_argument(struct pretty *pr, struct node *arg)
 	pr->nargs++;
 }
 
-/* A copy of BASE one step further: to a member at OFFSET, or through a pointer. */
-static struct target_access *step_from(const struct target_access *base, bool *in_memory,
-				       struct target_step step)
+/* FORMAT and the read of A, or "?" when there is nothing to read. */
+static bool push_read(struct pretty *pr, const char *format, struct target_access *a)
 {
-	struct target_access *a = xcalloc(1, sizeof(*a));
-
-	*a = *base;
-	a->steps = xcalloc(base->nsteps + 2, sizeof(*a->steps));
-	memcpy(a->steps, base->steps, base->nsteps * sizeof(*a->steps));
-	a->bit_offset = a->bit_size = 0;
-	if (step.kind == TSTEP_LOAD && !*in_memory) {
-		*in_memory = true;	/* the pointer is the value: it is the address */
-		return a;
+	if (!a) {
+		sb_putc(&pr->format, '?');
+		return false;
 	}
-	if (step.kind != TSTEP_ADD || step.offset)
-		a->steps[a->nsteps++] = step;
-	*in_memory = true;
+	sb_puts(&pr->format, format);
+	add_argument(pr, target_node(pr->tok, pr->name, a));
+	return true;
+}
+
+/* ---- the string at an address ---- */
+
+static struct node *call(struct token *tok, const char *name, struct node *arg)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->kind = ND_CALL;
+	n->tok = tok;
+	n->type = TYPE_STRING;
+	n->string = (char *)name;
+	n->args = arg;
+	n->nargs = 1;
+	return n;
+}
+
+/*
+ * "%s" and the string at ADDR (a number read: the address), quoted: read from kernel
+ * memory, else from the current process's, else an error, which makes the whole value
+ * "ERROR" (the tapset's kernel_or_user_string_quoted()).
+ */
+static void push_string(struct pretty *pr, struct target_access *addr)
+{
+	if (!addr) {
+		sb_putc(&pr->format, '?');
+		return;
+	}
+	sb_puts(&pr->format, "%s");
+	add_argument(pr, call(pr->tok, "kernel_or_user_string_quoted",
+			      target_node(pr->tok, pr->name, addr)));
+}
+
+/* The address of the array at P as a number, or NULL (not in memory, no location). */
+static struct target_access *address_access(struct place p)
+{
+	struct target_access *a;
+
+	if (!p.access || !p.in_memory)
+		return NULL;
+	a = copy_access(p.access);
+	a->result = TRESULT_ADDRESS;
 	return a;
 }
 
-static void pretty_value(struct pretty *pr, const char *name, struct target_access *a,
-			 bool in_memory, struct ctype *type, int depth, int max_depth);
+/* ---- the walk over a type ---- */
 
-/* {.a=1, .b=0x0, .c={...}} */
-static void pretty_struct(struct pretty *pr, const char *name, struct target_access *a,
-			  struct ctype *type, int depth, int max_depth)
+static void pretty_value(struct pretty *pr, struct place self, struct place object,
+			 struct ctype *type, bool top, bool through_pointer);
+
+/* A number of TYPE R at SELF (or, THROUGH_POINTER, the top-level pointer's own value). */
+static void pretty_number(struct pretty *pr, struct place self, struct ctype *r,
+			  bool through_pointer)
+{
+	int size = through_pointer ? 8 : (int)r->size;
+	bool is_signed = through_pointer ? false : is_signed_type(r);
+
+	if (r->kind == CT_BASE && r->is_float) {
+		sb_putc(&pr->format, '?');
+		return;
+	}
+	if (is_char(r))
+		push_read(pr, "'%#c'", number_access(self, size, is_signed));
+	else
+		push_read(pr, prints_unsigned(r) ? "%u" : "%d",
+			  number_access(self, size, is_signed));
+}
+
+/*
+ * A bitfield member M of the struct at OBJECT: a number, whatever its type (a char's too),
+ * read as $x->m reads it.  (Debian's stap 4.8 misreads most bitfields of DWARF 5, printing
+ * 0 or a neighbour's bits: there its output differs from ours, which is the true value.)
+ */
+static void pretty_bitfield(struct pretty *pr, struct place object, const struct ctype_member *m)
+{
+	struct ctype *r = ctype_resolve(m->type);
+	struct target_access *a;
+	uint64_t size;
+
+	if (!r || (r->kind != CT_BASE && r->kind != CT_ENUM) ||
+	    (r->kind == CT_BASE && r->is_float)) {
+		sb_putc(&pr->format, '?');
+		return;
+	}
+	size = r->size;
+	if (!object.access || !object.in_memory || (size != 1 && size != 2 && size != 4 &&
+						    size != 8)) {
+		sb_putc(&pr->format, '?');
+		return;
+	}
+	a = copy_access(object.access);
+	if (m->offset)
+		a->steps[a->nsteps++] = (struct target_step){ .kind = TSTEP_ADD,
+							       .offset = (int64_t)m->offset };
+	a->result = TRESULT_LONG;
+	a->size = (int)size;
+	a->is_signed = is_signed_type(r);
+	a->bit_offset = m->bit_offset;
+	a->bit_size = m->bit_size;
+	push_read(pr, prints_unsigned(r) ? "%u" : "%d", a);
+}
+
+/* {.a=1, .b={...}}: the members of the struct or union R at OBJECT. */
+static void pretty_struct(struct pretty *pr, struct place object, struct ctype *r, bool top)
 {
 	struct ctype_member *members;
-	int n = ctype_members(type, &members), shown = 0;
+	int n, count = 0;
 
+	if (r->incomplete) {	/* a declaration: stap looks for the definition elsewhere */
+		sb_puts(&pr->format, "{...}");
+		return;
+	}
 	sb_putc(&pr->format, '{');
+	if (!top && !pr->full) {
+		sb_puts(&pr->format, "...}");
+		return;
+	}
+	n = ctype_members(r, &members);
 	for (int i = 0; i < n; i++) {
-		bool in_memory = true;
-		struct target_access *m = step_from(a, &in_memory, (struct target_step){
-			.kind = TSTEP_ADD, .offset = (int64_t)members[i].offset });
+		struct place m;
 
-		m->bit_offset = members[i].bit_offset;
-		m->bit_size = members[i].bit_size;
-		if (shown++)
+		if (++count > 1)
 			sb_puts(&pr->format, ", ");
+		if (pr->nargs >= PRETTY_MAX_ARGS) {
+			sb_puts(&pr->format, "...");
+			break;
+		}
 		if (members[i].name)
-			sb_printf(&pr->format, ".%s=", members[i].name);
-		pretty_value(pr, name, m, true, members[i].type, depth + 1, max_depth);
+			sb_printf(&pr->format, ".%s", members[i].name);
+		else if (members[i].type && members[i].type->kind == CT_UNION)
+			sb_puts(&pr->format, "<union>");
+		else if (members[i].type && members[i].type->kind == CT_STRUCT)
+			sb_puts(&pr->format, "<class>");	/* sic */
+		sb_putc(&pr->format, '=');
+		if (members[i].bit_size) {
+			pretty_bitfield(pr, object, &members[i]);
+			continue;
+		}
+		m = member_place(object, &members[i]);
+		pretty_value(pr, m, m, members[i].type, false, false);
 	}
 	sb_putc(&pr->format, '}');
 }
 
-/* One value of TYPE at A, as $var$ (MAX_DEPTH 1) or $var$$ show it. */
-static void pretty_value(struct pretty *pr, const char *name, struct target_access *a,
-			 bool in_memory, struct ctype *type, int depth, int max_depth)
+/* [first, ...], or the string of an array of chars. */
+static void pretty_array(struct pretty *pr, struct place object, struct ctype *r, bool top)
 {
-	struct ctype *r = ctype_resolve(type);
+	if (!top && !pr->full) {
+		sb_puts(&pr->format, "[...]");
+		return;
+	}
+	if (is_string_char(r->target)) {
+		push_string(pr, address_access(object));
+		return;
+	}
+	sb_putc(&pr->format, '[');
+	if (pr->nargs < PRETTY_MAX_ARGS) {
+		struct place first = first_element(object);
 
-	if (!r || r->kind == CT_VOID || r->kind == CT_FUNCTION) {
-		sb_puts(&pr->format, "?");
-		return;
+		pretty_value(pr, first, first, r->target, false, false);
 	}
-	if (r->kind == CT_STRUCT || r->kind == CT_UNION) {
-		if (depth >= max_depth || !in_memory)
-			sb_puts(&pr->format, "{...}");
-		else
-			pretty_struct(pr, name, a, r, depth, max_depth);
-		return;
-	}
-	if (r->kind == CT_ARRAY) {
-		struct ctype *element = ctype_resolve(r->target);
-
-		if (!in_memory) {
-			sb_puts(&pr->format, "[...]");
-		} else if (is_char(element)) {
-			struct target_access *s = step_from(a, &in_memory, (struct target_step){
-				.kind = TSTEP_ADD });
-			struct node *call = xcalloc(1, sizeof(*call));
-
-			s->result = TRESULT_STRING;
-			s->type = r;
-			call->kind = ND_CALL;	/* string_quoted(): escaped, in quotes */
-			call->tok = pr->tok;
-			call->string = "string_quoted";
-			call->args = target_node(pr->tok, name, s);
-			call->nargs = 1;
-			sb_puts(&pr->format, "%s");
-			add_argument(pr, call);
-		} else if (depth < max_depth && element && r->count != 0) {
-			sb_putc(&pr->format, '[');
-			pretty_value(pr, name, step_from(a, &in_memory, (struct target_step){
-					     .kind = TSTEP_ADD }), true, r->target, depth + 1,
-				     max_depth);
-			sb_puts(&pr->format, r->count == 1 ? "]" : ", ...]");
-		} else {
-			sb_puts(&pr->format, "[...]");
-		}
-		return;
-	}
-	/* a number: what target_components makes of a scalar */
-	a->result = TRESULT_LONG;
-	a->type = type;
-	a->size = r->kind == CT_POINTER ? 8 : (int)r->size;
-	a->is_signed = r->kind != CT_POINTER && r->is_signed;
-	if (a->size != 1 && a->size != 2 && a->size != 4 && a->size != 8) {
-		sb_puts(&pr->format, "?");
-		return;
-	}
-	if (!in_memory && a->nsteps)
-		in_memory = true;
-	a->start_is_value = a->start_is_value && !a->nsteps;
-	if (r->kind == CT_POINTER)
-		sb_puts(&pr->format, "%p");
-	else if (is_char(r))
-		sb_puts(&pr->format, "'%#c'");
-	else
-		sb_puts(&pr->format, a->is_signed ? "%d" : "%u");
-	add_argument(pr, target_node(pr->tok, name, a));
+	sb_puts(&pr->format, ", ...]");
 }
 
-/* The sprintf() call PR has built. */
-static struct node *pretty_call(struct pretty *pr)
+/* SELF is the value pretty-printed, OBJECT where its members are (they differ at the top,
+ * through pointers); TOP for the value asked for itself. */
+static void pretty_value(struct pretty *pr, struct place self, struct place object,
+			 struct ctype *type, bool top, bool through_pointer)
+{
+	struct ctype *r = ctype_resolve(type), *pointee;
+
+	switch (r ? r->kind : CT_VOID) {
+	case CT_BASE:
+	case CT_ENUM:
+		pretty_number(pr, self, r, through_pointer);
+		return;
+	case CT_ARRAY:
+		pretty_array(pr, object, r, top);
+		return;
+	case CT_POINTER:
+		pointee = ctype_resolve(r->target);
+		if (pointee && pointee->kind != CT_VOID) {
+			if (is_string_char(pointee)) {
+				push_string(pr, number_access(self, 8, false));
+				return;
+			}
+			if (top) {	/* followed: the pointee, read through it */
+				pretty_value(pr, self, deref_place(object), r->target, true, true);
+				return;
+			}
+		}
+		push_read(pr, "0x%x", number_access(self, 8, false));
+		return;
+	case CT_FUNCTION:
+		push_read(pr, "<function>:0x%x", number_access(self, 8, false));
+		return;
+	case CT_STRUCT:
+	case CT_UNION:
+		pretty_struct(pr, object, r, top);
+		return;
+	default:
+		sb_putc(&pr->format, '?');
+		return;
+	}
+}
+
+/* The sprintf() call PR has built; CATCH: a read that faults makes it "ERROR". */
+static struct node *pretty_call(struct pretty *pr, bool catch)
 {
 	struct node *call = xcalloc(1, sizeof(*call)), *format = xcalloc(1, sizeof(*format));
 	struct strbuf raw = { 0 };
@@ -420,7 +661,7 @@ static struct node *pretty_call(struct pretty *pr)
 	format->kind = ND_STRING;
 	format->tok = pr->tok;
 	format->string = pr->format.data ? sb_steal(&pr->format) : xstrdup("");
-	format->raw = sb_steal(&raw);
+	format->raw = raw.data ? sb_steal(&raw) : xstrdup("");
 	format->type = TYPE_STRING;
 	format->next = pr->head.next;
 	call->kind = ND_PRINT;
@@ -430,25 +671,32 @@ static struct node *pretty_call(struct pretty *pr)
 	call->args = format;
 	call->nargs = pr->nargs + 1;
 	call->type = TYPE_STRING;
+	call->pretty = catch;	/* the translator: "ERROR" if a read in it faults */
 	return call;
 }
 
-struct node *target_pretty(struct node *n, struct target_access *a, struct ctype *type)
+/* $var$ or $var$$ (FULL) of TYPE at A (NULL: no location here) as an sprintf() call. */
+static struct node *pretty_print(struct token *tok, const char *name, struct target_access *a,
+				 struct ctype *type, bool full)
 {
-	struct pretty pr = { .tok = n->tok };
-	struct ctype *r = ctype_resolve(type);
-	bool in_memory = !a->start_is_value || a->nsteps;
+	struct pretty pr = { .tok = tok, .name = name, .full = full };
+	struct place p = { a, a && (!a->start_is_value || a->nsteps) };
 
 	pr.tail = &pr.head;
-	/* a pointer to a struct prints the struct */
-	if (r && r->kind == CT_POINTER && r->target &&
-	    (ctype_resolve(r->target)->kind == CT_STRUCT ||
-	     ctype_resolve(r->target)->kind == CT_UNION)) {
-		a = step_from(a, &in_memory, (struct target_step){ .kind = TSTEP_LOAD });
-		type = r->target;
-	}
-	pretty_value(&pr, n->string, a, in_memory, type, 0, n->pretty == 2 ? 8 : 1);
-	return pretty_call(&pr);
+	pretty_value(&pr, p, p, type, true, false);
+	return pretty_call(&pr, true);
+}
+
+void target_pretty(struct node *n, struct target_access *a)
+{
+	struct node *call, *next = n->next;
+
+	if (!n->string)	/* an autocast: what the printed members' nodes are named */
+		n->string = n->tok->text;
+	call = pretty_print(n->tok, n->string, a, a->type, n->pretty == 2);
+	*n = *call;
+	n->next = next;
+	free(call);
 }
 
 struct pretty_list {
@@ -464,26 +712,25 @@ struct pretty_list *target_pretty_list(struct token *tok)
 	return list;
 }
 
-/* One variable of $$vars ("name=0x1f"), or "name=?" when it has no value here. */
+/*
+ * One variable of $$vars: "name=0x1f" (stap's %#x, which prints 0x0 for 0), "name={...}"
+ * for a struct or union, "name=[...]" for an array (whether or not it has a location
+ * here), "name=?" when it has none; with $ or $$, "name=" and its $name$ or $name$$.
+ */
 void target_pretty_variable(struct pretty_list *list, const char *name, struct target_access *a,
 			    struct ctype *type, int pretty)
 {
 	struct pretty *pr = &list->pr;
 	struct ctype *r = ctype_resolve(type);
+	struct place p = { a, a && (!a->start_is_value || a->nsteps) };
 
 	if (pr->format.len)
 		sb_putc(&pr->format, ' ');
 	sb_printf(&pr->format, "%s=", name);
-	if (!a) {
-		sb_putc(&pr->format, '?');
-		return;
-	}
 	if (pretty) {
-		struct node fake = { .tok = pr->tok, .string = (char *)name, .pretty = pretty };
-		struct node *inner = target_pretty(&fake, a, type);
-
 		sb_puts(&pr->format, "%s");
-		add_argument(pr, inner);
+		add_argument(pr, pretty_print(pr->tok, xasprintf("$%s", name), a, type,
+					      pretty == 2));
 		return;
 	}
 	if (r && (r->kind == CT_STRUCT || r->kind == CT_UNION)) {
@@ -494,19 +741,19 @@ void target_pretty_variable(struct pretty_list *list, const char *name, struct t
 		sb_puts(&pr->format, "[...]");
 		return;
 	}
-	pretty_value(pr, name, a, !a->start_is_value || a->nsteps, type, 0, 0);
-	/* $$vars shows numbers in hex */
-	if (pr->format.len >= 2 && (strcmp(pr->format.data + pr->format.len - 2, "%d") == 0 ||
-				    strcmp(pr->format.data + pr->format.len - 2, "%u") == 0 ||
-				    strcmp(pr->format.data + pr->format.len - 2, "%p") == 0)) {
-		pr->format.len -= 2;
-		sb_puts(&pr->format, "%#x");
+	if (!r || r->kind == CT_VOID || r->kind == CT_FUNCTION ||
+	    (r->kind == CT_BASE && r->is_float)) {
+		sb_putc(&pr->format, '?');
+		return;
 	}
+	pr->name = xasprintf("$%s", name);
+	push_read(pr, "0x%x", number_access(p, r->kind == CT_POINTER ? 8 : (int)r->size,
+					     is_signed_type(r)));
 }
 
 struct node *target_pretty_list_call(struct pretty_list *list)
 {
-	struct node *call = pretty_call(&list->pr);
+	struct node *call = pretty_call(&list->pr, false);
 
 	free(list);
 	return call;

@@ -460,6 +460,8 @@ static char *print_call(struct body *b, struct node *n)
 		return print_histogram(b, n->args);
 
 	sb_puts(&sb, "({ ");
+	if (n->pretty && temp >= 0)	/* $var$: a fault while reading it is "ERROR" */
+		sb_printf(&sb, "const char *_e%d = c->last_error; ", id);
 	for (struct node *a = n->args; a; a = a->next, i++, nargs++) {
 		char *arg = translate_expr(b, a);
 
@@ -504,6 +506,10 @@ static char *print_call(struct body *b, struct node *n)
 			put_literal(&sb, "\n", temp);
 	}
 	sb_puts(&sb, "} ");
+	if (n->pretty && temp >= 0)	/* as stap: try { sprintf(...) } catch { "ERROR" } */
+		sb_printf(&sb, "if (unlikely(c->last_error) && !_e%d && "
+			  "c->actions_remaining >= 0) { c->last_error = NULL; "
+			  "strlcpy(l->_tmp%d, \"ERROR\", MAXSTRINGLEN); } ", id, temp);
 	if (temp >= 0)
 		sb_printf(&sb, "(const char *)l->_tmp%d; ", temp);
 	else

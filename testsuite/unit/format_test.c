@@ -45,6 +45,8 @@ static int compare_long(const char *spec, char conv, s64 v)
 	union stp_format_arg a = L(v);
 	size_t n;
 
+	if (v == 0 && strchr(spec, '#') && (conv == 'x' || conv == 'X'))
+		return 0;	/* stap writes 0x0 where C writes 0 (test_numbers) */
 	snprintf(sfmt, sizeof(sfmt), "[%%%s%c]", spec, conv);
 	snprintf(cfmt, sizeof(cfmt), "[%%%sll%c]", spec, conv);
 	if (conv == 'd' || conv == 'i')
@@ -98,6 +100,7 @@ static void test_numbers(void)
 	      FMT_IS("ffffffffffffffff FFFFFFFFFFFFFFFF 1777777777777777777777", "%x %X %o",
 		     L(-1), L(-1), L(-1)));
 	CHECK("man stap: %#o %#x %#X", FMT_IS("01 0x2 0X3\n", "%#o %#x %#X\n", L(1), L(2), L(3)));
+	CHECK("%#x of 0 is 0x0 (as Debian's stap 4.8 prints it)", FMT_IS("0x0", "%#x", L(0)));
 	CHECK("langref examples of d i o u x X",
 	      FMT_IS("392 392 610 7235 7fa 7FA", "%d %i %o %u %x %X", L(392), L(392), L(392),
 		     L(7235), L(2042), L(2042)));
@@ -123,16 +126,17 @@ static void test_star(void)
 
 static void test_pointer(void)
 {
-	CHECK("%p is 0x and 16 hex digits (langref)",
-	      FMT_IS("0x0000000000bc614e", "%p", L(12345678)));
-	CHECK("%p of 0", FMT_IS("0x0000000000000000", "%p", L(0)));
+	/* as stap(1)'s example and Debian's stap 4.8 print them: no zero padding */
+	CHECK("%p is 0x and the hex digits", FMT_IS("0xbc614e", "%p", L(12345678)));
+	CHECK("%p of 0", FMT_IS("0x0", "%p", L(0)));
 	CHECK("%p of a kernel address",
 	      FMT_IS("0xffffffff81000000", "%p", L(0xffffffff81000000LL)));
-	CHECK("%p with a wider width zero-pads", FMT_IS("0x00001234abcd", "%14p", L(0x1234abcd)));
+	CHECK("%p with a wider width pads with spaces",
+	      FMT_IS("      0xff", "%10p", L(255)));
 	CHECK("%p with a narrow width", FMT_IS("0x1234abcd", "%4p", L(0x1234abcd)));
 	CHECK("%-p pads with spaces on the right",
-	      FMT_IS("[0x1234abcd        ]", "[%-p]", L(0x1234abcd)));
-	CHECK("%lp", FMT_IS("0x0000000000000010", "%lp", L(16)));
+	      FMT_IS("[0x1234abcd  ]", "[%-12p]", L(0x1234abcd)));
+	CHECK("%lp", FMT_IS("0x10", "%lp", L(16)));
 }
 
 static void test_strings(void)
@@ -166,7 +170,7 @@ static void test_strings(void)
 static void test_chars(void)
 {
 	CHECK("man stap example line",
-	      FMT_IS("a is alice; 1234abcd or 1234ABCD or 0x000000001234abcd; -1 or "
+	      FMT_IS("a is alice; 1234abcd or 1234ABCD or 0x1234abcd; -1 or "
 		     "18446744073709551615\n",
 		     "%c is %s; %x or %X or %p; %d or %u\n", L(97), S("alice"), L(0x1234abcd),
 		     L(0x1234abcd), L(0x1234abcd), L(-1), L(-1)));
@@ -174,8 +178,8 @@ static void test_chars(void)
 	CHECK("%c of 0 writes a NUL byte, counted", FMT_IS("a\0b", "a%cb", L(0)));
 	CHECK("%c takes the low byte", FMT_IS("A", "%c", L(0x141)));
 	CHECK("man stap: %#c escapes", FMT_IS("\\000 \\t *\n", "%#c %#c %#c\n", L(0), L(9), L(42)));
-	CHECK("%#c C escapes",
-	      FMT_IS("\\a\\b\\f\\n\\r\\v\\\\\\'\\\"", "%#c%#c%#c%#c%#c%#c%#c%#c%#c", L(7), L(8),
+	CHECK("%#c C escapes (not of \", as stap)",
+	      FMT_IS("\\a\\b\\f\\n\\r\\v\\\\\\'\"", "%#c%#c%#c%#c%#c%#c%#c%#c%#c", L(7), L(8),
 		     L(12), L(10), L(13), L(11), L('\\'), L('\''), L('"')));
 	CHECK("%#c octal for other bytes", FMT_IS("\\310\\177\\001", "%#c%#c%#c", L(200), L(127),
 						     L(1)));
