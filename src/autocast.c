@@ -113,12 +113,9 @@ enum autocast_result autocast_resolve(struct elaborator *el, struct probe_body *
 		free(a);
 		return AUTOCAST_FAILED;
 	}
-	if (n->pretty) {
-		target_pretty(n, a);
+	target_resolved(n, a);
+	if (n->kind != ND_AUTOCAST)	/* p->x$: the sprintf() it became */
 		resolve_rewritten(el, handler, function, n);
-		return AUTOCAST_RESOLVED;
-	}
-	n->access = a;
 	return AUTOCAST_RESOLVED;
 }
 

@@ -118,12 +118,7 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	a->regno = -1;
 	if (!target_components(el, n, a, type, quiet))
 		return false;
-	if (n->pretty) {
-		target_pretty(n, a);
-		return true;
-	}
-	n->access = a;
-	return true;
+	return target_resolved(n, a);
 }
 
 bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct node *n,
@@ -167,10 +162,5 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 	if ((a->kernel_address && !use_kernel_addresses(el)) ||
 	    !target_components(el, n, a, ctype_of_variable(&var), quiet))
 		return false;
-	if (n->pretty) {
-		target_pretty(n, a);
-		return true;
-	}
-	n->access = a;
-	return true;
+	return target_resolved(n, a);
 }

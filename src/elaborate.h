@@ -110,9 +110,9 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 bool target_components(struct elaborator *el, struct node *n, struct target_access *a,
 		       struct ctype *type, bool quiet);
 
-/* target.c: N, a $var$ or $var$$ resolved to A, becomes an sprintf() call reading each
- * member (N->pretty says how deep) */
-void target_pretty(struct node *n, struct target_access *a);
+/* target.c: N resolved to A: A is its access, or (N->pretty: $var$, $var$$) N becomes an
+ * sprintf() call reading each member; true */
+bool target_resolved(struct node *n, struct target_access *a);
 /* $$vars, $$parms, $$locals: "a=0x1 b=? c={...}" built one variable at a time (no
  * access: "=?"), with $ or $$ (PRETTY 1, 2) each printed as $var$ or $var$$ */
 struct pretty_list;

@@ -537,11 +537,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	if (strcmp(name, "return") == 0 && p->is_return) {
 		if (!return_value(el, dp, n, a, quiet))
 			return TARGET_UNRESOLVED;
-		if (n->pretty) {	/* $return$, $return->member$ */
-			target_pretty(n, a);
-			return TARGET_RESOLVED;
-		}
-		n->access = a;
+		target_resolved(n, a);	/* $return$, $return->member$ too */
 		return TARGET_RESOLVED;
 	}
 	if (starts_with(name, "$")) {	/* $$vars, $$parms, $$locals, $$return */
@@ -571,11 +567,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	}
 	if (!target_components(el, n, a, a->type, quiet))
 		return TARGET_UNRESOLVED;
-	if (n->pretty) {	/* $var$: an sprintf() of its members */
-		target_pretty(n, a);
-	} else {
-		n->access = a;
-	}
+	target_resolved(n, a);	/* $var$: an sprintf() of its members */
 	/* a return probe's site is the function's entry: what it reads is read there */
 	return p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }

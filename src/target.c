@@ -687,7 +687,7 @@ static struct node *pretty_print(struct token *tok, const char *name, struct tar
 	return pretty_call(&pr, true);
 }
 
-void target_pretty(struct node *n, struct target_access *a)
+static void target_pretty(struct node *n, struct target_access *a)
 {
 	struct node *call, *next = n->next;
 
@@ -697,6 +697,15 @@ void target_pretty(struct node *n, struct target_access *a)
 	*n = *call;
 	n->next = next;
 	free(call);
+}
+
+bool target_resolved(struct node *n, struct target_access *a)
+{
+	if (n->pretty)
+		target_pretty(n, a);
+	else
+		n->access = a;
+	return true;
 }
 
 struct pretty_list {
