@@ -20,6 +20,7 @@
  *   begin_end.c   the begin/end/error probe family
  *   timer.c       timer.* probes: hrtimers, jiffies timers, per-CPU profile timers
  *   kprobe.c      kprobe.* probes: kprobes and kretprobes
+ *   tracepoint.c  kernel.trace(...) probes: the kernel's tracepoint API
  *   module_symbols.c  where modules' static variables are (target variables)
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   module.c      module init/exit and the control commands
@@ -238,6 +239,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "begin_end.c"
 #include "timer.c"
 #include "kprobe.c"
+#include "tracepoint.c"
 #include "module_symbols.c"
 #include "procfs.c"
 #include "module.c"

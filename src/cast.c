@@ -28,6 +28,18 @@ struct debuginfo *elaborator_debuginfo(struct elaborator *el)
 	return el->debuginfo;
 }
 
+void report_missing_debuginfo(struct elaborator *el)
+{
+	int quiet = diag_quiet;
+	char *message = debuginfo_missing(elaborator_debuginfo(el));
+
+	if (el->listing)
+		diag_quiet = 0;
+	semantic_error(el, NULL, "%s", message);
+	diag_quiet = quiet;
+	free(message);
+}
+
 bool use_kernel_addresses(struct elaborator *el)
 {
 	struct dw_module *k = debuginfo_kernel(elaborator_debuginfo(el));

@@ -481,8 +481,13 @@ void debuginfo_close(struct debuginfo *di, struct dw_module *m)
 		link = &(*link)->next;
 	if (*link)
 		*link = m->next;
+	if (m->dwarf)
+		ctype_forget(m->dwarf);	/* a later Dwarf at its address must not find them */
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
+	for (int i = 0; i < m->ntracepoints; i++)
+		free(m->tracepoints[i].system);
+	free(m->tracepoints);
 	if (m->index) {
 		free(m->index->functions);
 		free(m->index->types);

@@ -65,6 +65,9 @@ struct dw_module {
 	uint64_t text_start;	/* the kernel's _stext, a module's .text (anchors' fallback) */
 	struct dw_index *index;	/* built on first use */
 	char *cache_blob;	/* the cache file read, when the tables came from it */
+	struct dw_tracepoint *tracepoints;	/* read on first use (dwarf_trace.c) */
+	int ntracepoints;
+	bool tracepoints_read;
 	struct session *session;
 	struct dw_module *next;
 };
@@ -244,6 +247,27 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 int dw_function_names(struct dw_module *m, const char ***names);
 /* " $name:type ..." of the variables in scope at a site (-L); "" if none. */
 char *dw_site_variables(const struct dw_site *site, bool with_return);
+
+/* ---- dwarf_trace.c: tracepoints ---- */
+
+/* A tracepoint of a module: "sched:sched_switch" and its __traceiter_ function. */
+struct dw_tracepoint {
+	const char *name;
+	char *system;
+	const struct dw_function *function;	/* __traceiter_NAME */
+};
+/* The module's tracepoints, sorted by system and name (kept with the module). */
+int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out);
+/* The arguments of a tracepoint, in order (the caller frees *OUT, not the names). */
+struct ctype;
+struct dw_trace_arg {
+	const char *name;
+	struct ctype *type;
+};
+int dw_tracepoint_args(struct dw_module *m, const struct dw_tracepoint *tp,
+		       struct dw_trace_arg **out);
+/* " $preempt:bool $prev:struct task_struct* ..." (-L) */
+char *dw_tracepoint_variables(struct dw_module *m, const struct dw_tracepoint *tp);
 
 /* ---- target variables ---- */
 

@@ -93,6 +93,9 @@ bool constant_value(struct node *n, int64_t *value);
  * in target variables (the program notes where jiffies was linked: KASLR) */
 struct debuginfo *elaborator_debuginfo(struct elaborator *el);
 bool use_kernel_addresses(struct elaborator *el);
+/* The target's debuginfo is not there: said even by -l, which is otherwise silent about
+ * points that do not resolve (it would list nothing, and the user would not know why) */
+void report_missing_debuginfo(struct elaborator *el);
 /* A module's static variable (LOC from M's DWARF): its symbol joins the program's
  * module_symbols, whose index LOC's C then uses */
 struct dw_module;

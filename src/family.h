@@ -56,5 +56,6 @@ extern const struct probe_family timer_family;
 extern const struct probe_family kprobe_family;
 extern const struct probe_family procfs_family;
 extern const struct probe_family dwarf_family;
+extern const struct probe_family trace_family;
 
 #endif

@@ -93,20 +93,6 @@ static void read_point(struct probe_point *pp, struct dwarf_point *dp)
 	}
 }
 
-/* The target's debuginfo is not there: said even by -l, which is otherwise silent about
- * points that do not resolve (it would list nothing, and the user would not know why). */
-static void missing_debuginfo(struct elaborator *el)
-{
-	int quiet = diag_quiet;
-	char *message = debuginfo_missing(el->debuginfo);
-
-	if (el->listing)
-		diag_quiet = 0;
-	semantic_error(el, NULL, "%s", message);
-	diag_quiet = quiet;
-	free(message);
-}
-
 /* ---- naming ---- */
 
 static void put_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
@@ -296,7 +282,7 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 	}
 	k = debuginfo_kernel(elaborator_debuginfo(el));
 	if (!k || !dw_module_open(k)) {
-		missing_debuginfo(el);
+		report_missing_debuginfo(el);
 		return false;
 	}
 	if (!dwarf_addrdie(k->dwarf, dp->address - k->bias, &cu) ||
@@ -391,7 +377,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	strlist_free(&names);
 	if (opened == 0) {
 		if (!dp.module || !debuginfo_kernel(el->debuginfo))
-			missing_debuginfo(el);
+			report_missing_debuginfo(el);
 		else
 			semantic_error(el, NULL, "no match");
 		return false;

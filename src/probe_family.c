@@ -20,6 +20,7 @@ const struct probe_family *const probe_families[] = {
 	&procfs_family,
 	&kprobe_family,
 	&dwarf_family,
+	&trace_family,
 	NULL,
 };
 

@@ -463,6 +463,26 @@ static bool is_lvalue(struct node *n)
 	       n->kind == ND_CAST || n->kind == ND_AT_VAR || n->kind == ND_AUTOCAST;
 }
 
+/* A value with no place to write it: a tracepoint's argument (as stap says it), a value
+ * the DWARF computes (DW_OP_stack_value, a constant). */
+static bool in_tracepoint(struct scope *sc)
+{
+	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
+
+	return dp && strcmp(dp->family->name, "trace") == 0;
+}
+
+static void refuse_value_write(struct elaborator *el, struct scope *sc, struct node *n,
+			       const char *text)
+{
+	if (in_tracepoint(sc))
+		semantic_error(el, n->tok, "write to tracepoint variable '%s' not permitted",
+			       text ? text : "?");
+	else
+		semantic_error(el, n->tok, "cannot write to target variable '%s': its value is "
+			       "computed here, not kept in a register or memory", text ? text : "?");
+}
+
 /* What an assignment or increment writes: not a read, unless it also reads (x += 1). */
 static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node *n, bool reads)
 {
@@ -474,12 +494,26 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 		if (resolve_global_array(el, sc, n->lhs, n->nargs))
 			n->lhs->sym->read |= reads;
 	} else if (n->kind == ND_TARGET && !target_available(sc, n) && !el->session->guru) {
-		semantic_error(el, n->tok, "write to target variable not permitted; need stap -g");
+		if (in_tracepoint(sc)) {
+			char *text = expression_text(n);
+
+			semantic_error(el, n->tok, "write to tracepoint variable '%s' not "
+				       "permitted; need stap -g", text);
+			free(text);
+		} else {
+			semantic_error(el, n->tok, "write to target variable not permitted; "
+				       "need stap -g");
+		}
 	} else {
+		char *text = n->kind == ND_TARGET ? expression_text(n) : NULL;
+
 		resolve(el, sc, n);
 		if (target_available(sc, n) && sc->handler->procfs_write)
 			semantic_error(el, n->tok, "procfs $value variable is read-only in a procfs "
 						   "write probe");
+		else if (n->access && n->access->start_is_value && n->access->regno < 0)
+			refuse_value_write(el, sc, n, text);
+		free(text);
 	}
 }
 

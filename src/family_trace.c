@@ -1,0 +1,309 @@
+/*
+ * family_trace.c - the kernel's tracepoints.
+ *
+ *   kernel.trace(PATTERN)                  tracepoints of the kernel and of its modules
+ *   module(MPATTERN).trace(PATTERN)        tracepoints of the modules MPATTERN names
+ *
+ * PATTERN is "name" or "system:name", each part a glob ("sched:sched_*", "*:*_exit").
+ * The tracepoints and their arguments come from the DWARF (dwarf_trace.c); each
+ * argument is a target variable ($prev, $next->pid, $$parms), read from the values the
+ * tracepoint passes, which cannot be written (members they point to can, with -g).
+ * $$name and $$system are the tracepoint's names.  runtime/tracepoint.c registers a
+ * probe function per probe with the kernel's tracepoint API, finding the tracepoint by
+ * name (a module's when the module comes).
+ */
+#include "elaborate.h"
+#include "emit.h"
+#include "family.h"
+#include "dw.h"
+#include "ctype.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const trace_templates[] = {
+	"kernel.trace(string)",
+	"module(string).trace(string)",
+	NULL,
+};
+
+/* What pass 3 and the target variables need of a tracepoint probe. */
+struct trace_probe {
+	const char *module;		/* NULL: the kernel's */
+	char *name, *system;
+	struct dw_trace_arg *args;
+	int nargs;
+};
+
+/* "system:name" or "name": the two globs (a missing system matches every one). */
+static void split_pattern(const char *pattern, char **system, char **name)
+{
+	const char *colon = strchr(pattern, ':');
+
+	*system = colon ? xstrndup(pattern, colon - pattern) : xstrdup("*");
+	*name = xstrdup(colon ? colon + 1 : pattern);
+}
+
+/* Whether the module's symbols have a tracepoint at all (no DWARF read for those that
+ * do not: most modules). */
+static bool has_tracepoints(struct dw_module *m)
+{
+	int lo = 0, hi = m->nnames;
+
+	while (lo < hi) {	/* the first name >= "__traceiter_" */
+		int mid = (lo + hi) / 2;
+
+		if (strcmp(m->names[mid], "__traceiter_") < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nnames && starts_with(m->names[lo], "__traceiter_");
+}
+
+static char *probe_name(const char *module, const struct dw_tracepoint *tp)
+{
+	if (module)
+		return xasprintf("module(\"%s\").trace(\"%s:%s\")", module, tp->system, tp->name);
+	return xasprintf("kernel.trace(\"%s:%s\")", tp->system, tp->name);
+}
+
+/* The probes of M's tracepoints matching the globs; how many. */
+static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
+			   struct dw_module *m, const char *named_module, const char *system,
+			   const char *name)
+{
+	const struct dw_tracepoint *tps;
+	int count = has_tracepoints(m) ? dw_tracepoints(m, &tps) : 0, added = 0;
+
+	for (int i = 0; i < count; i++) {
+		const struct dw_tracepoint *tp = &tps[i];
+		struct trace_probe *p;
+
+		if (fnmatch(system, tp->system, 0) != 0 || fnmatch(name, tp->name, 0) != 0)
+			continue;
+		added++;
+		if (el->listing) {
+			add_derived_probe(el, proto, probe_name(named_module, tp), NULL);
+			if (el->session->list_locals)
+				el->listed[el->nlisted - 1].variables =
+					dw_tracepoint_variables(m, tp);
+			continue;
+		}
+		p = xcalloc(1, sizeof(*p));
+		p->module = m->is_kernel ? NULL : xstrdup(m->name);
+		p->name = xstrdup(tp->name);
+		p->system = xstrdup(tp->system);
+		p->nargs = dw_tracepoint_args(m, tp, &p->args);
+		add_derived_probe(el, proto, probe_name(named_module, tp), p);
+	}
+	return added;
+}
+
+/* "no match", with the kernel's tracepoints whose names are close to NAME's */
+static void no_match(struct elaborator *el, struct dw_module *kernel, const char *name)
+{
+	const struct dw_tracepoint *tps;
+	int count = strpbrk(name, "*?[") ? 0 : dw_tracepoints(kernel, &tps);
+	const char **names = xcalloc(count + 1, sizeof(*names));
+	char *similar;
+
+	for (int i = 0; i < count; i++)
+		names[i] = tps[i].name;
+	similar = count ? similar_names(name, names, count) : xstrdup("");
+	if (*similar) {
+		char *tracepoints = xasprintf(" (similar tracepoints:%s",
+					      similar + strlen(" (similar:"));
+
+		free(similar);
+		similar = tracepoints;
+	}
+	semantic_error(el, NULL, "no match%s", similar);
+	free(similar);
+	free(names);
+}
+
+static bool trace_build(struct elaborator *el, struct probe_point *pp,
+			struct derived_probe *proto)
+{
+	struct component *c = pp->components;
+	const char *module = NULL, *pattern;
+	struct debuginfo *di = elaborator_debuginfo(el);
+	struct dw_module *kernel = debuginfo_kernel(di);
+	struct strlist names = { 0 };
+	char *system, *name;
+	bool present;
+	int added = 0;
+
+	if (strcmp(c->name, "module") == 0)
+		module = component_string(c, &present);
+	pattern = component_string(c->next, &present);	/* trace(PATTERN) */
+	if (!kernel) {
+		report_missing_debuginfo(el);
+		return false;
+	}
+	split_pattern(pattern, &system, &name);
+	if (!module)
+		added += add_tracepoints(el, proto, kernel, NULL, system, name);
+	/* kernel.trace: the modules' too, when a wildcard may match there or the kernel
+	 * has no such tracepoint */
+	if (module || strpbrk(pattern, "*?[") || !added)
+		names = debuginfo_module_names(di, module ? module : "*");
+	for (int i = 0; i < names.count; i++) {
+		struct dw_module *m = debuginfo_module(di, names.items[i]);
+		int found;
+
+		if (!m)
+			continue;
+		found = add_tracepoints(el, proto, m, module ? m->name : NULL, system, name);
+		added += found;
+		if (!found || el->listing)	/* one module open at a time */
+			debuginfo_close(di, m);
+	}
+	strlist_free(&names);
+	if (!added)
+		no_match(el, kernel, name);
+	free(system);
+	free(name);
+	return added > 0;
+}
+
+/* ---- target variables ---- */
+
+/* The access of argument I: the value the tracepoint passed. */
+static struct target_access *argument_access(int i)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+
+	a->start = xasprintf("stp_trace_arg(c, %d)", i);
+	a->start_is_value = true;
+	a->regno = -1;
+	return a;
+}
+
+static struct node *string_node(struct node *n, const char *value)
+{
+	struct node *s = xcalloc(1, sizeof(*s));
+
+	s->kind = ND_STRING;
+	s->tok = n->tok;
+	s->type = TYPE_STRING;
+	s->string = xstrdup(value);
+	s->next = n->next;
+	return s;
+}
+
+static enum target_resolution trace_resolve_target(struct elaborator *el,
+						   struct derived_probe *dp, struct node *n,
+						   bool quiet)
+{
+	struct trace_probe *p = dp->data;
+	const char *name = n->string + 1;	/* past the '$' */
+	struct strbuf alternatives = { 0 };
+
+	if (strcmp(name, "$name") == 0 || strcmp(name, "$system") == 0) {
+		if (n->components || n->pretty || n->addressof) {
+			if (!quiet)
+				semantic_error(el, n->tok, "invalid use of $%s", name);
+			return TARGET_UNRESOLVED;
+		}
+		*n = *string_node(n, strcmp(name, "$name") == 0 ? p->name : p->system);
+		return TARGET_RESOLVED;
+	}
+	if (strcmp(name, "$vars") == 0 || strcmp(name, "$parms") == 0) {
+		struct pretty_list *list = target_pretty_list(n->tok);
+		struct node *call, *next = n->next;
+
+		for (int i = 0; i < p->nargs; i++) {
+			struct target_access *a = argument_access(i);
+
+			a->type = p->args[i].type;
+			target_pretty_variable(list, p->args[i].name, a, a->type, n->pretty);
+		}
+		call = target_pretty_list_call(list);
+		call->next = next;
+		*n = *call;
+		return TARGET_RESOLVED;
+	}
+	for (int i = 0; i < p->nargs; i++) {
+		if (strcmp(p->args[i].name, name) == 0) {
+			struct target_access *a = argument_access(i);
+
+			if (!target_components(el, n, a, p->args[i].type, quiet))
+				return TARGET_UNRESOLVED;
+			return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+		}
+		sb_printf(&alternatives, "$%s, ", p->args[i].name);
+	}
+	sb_puts(&alternatives, "$$name, $$parms, $$vars");
+	if (!quiet)
+		semantic_error(el, n->tok, "unable to find tracepoint variable '$%s' "
+			       "(alternatives: %s)", name, alternatives.data);
+	sb_free(&alternatives);
+	return TARGET_UNRESOLVED;
+}
+
+/* ---- pass 3: a probe function per probe, and the table of them ---- */
+
+static void trace_entry(struct emitter *e, struct derived_probe *dp)
+{
+	struct trace_probe *p = dp->data;
+	char *name = c_string(p->name), *module = p->module ? c_string(p->module) : NULL;
+
+	emit(e, "\t{ .probe = &stp_probes[%d], .name = %s, .module = %s, "
+	     ".func = (void *)stp_trace_probe_%d },\n", dp->index, name,
+	     module ? module : "NULL", dp->index);
+	free(name);
+	free(module);
+}
+
+static void trace_emit(struct emitter *e, struct program *prog)
+{
+	static const struct probe_table table = {
+		"struct stp_trace_probe", "stp_trace_probes", "stp_traces_register",
+		"stp_traces_unregister", trace_entry,
+	};
+
+	/* the kernel calls it with (void *data, the tracepoint's arguments): each an
+	 * integer or a pointer, one register or stack slot, kept as a u64 */
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		struct trace_probe *p = dp->data;
+
+		if (dp->family != &trace_family)
+			continue;
+		emit(e, "static void stp_trace_probe_%d(void *data", dp->index);
+		for (int i = 0; i < p->nargs; i++)
+			emit(e, ", u64 a%d", i);
+		emit(e, ")\n{\n\tu64 args[] = { ");
+		for (int i = 0; i < p->nargs; i++)
+			emit(e, "%sa%d", i ? ", " : "", i);
+		emit(e, "%s };\n\n\tstp_trace_run(&stp_probes[%d], args);\n}\n\n",
+		     p->nargs ? "" : "0", dp->index);
+	}
+	emit_probe_table(e, prog, &trace_family, &table);
+}
+
+/* Arguments the probe function cannot take as one integer each. */
+static const char *trace_missing(struct derived_probe *dp)
+{
+	struct trace_probe *p = dp->data;
+
+	for (int i = 0; i < p->nargs; i++) {
+		struct ctype *r = ctype_resolve(p->args[i].type);
+
+		if (!r || r->kind == CT_STRUCT || r->kind == CT_UNION || r->kind == CT_ARRAY ||
+		    (r->kind == CT_BASE && (r->is_float || r->size > 8)))
+			return "tracepoints with arguments passed by value as structs or floats";
+	}
+	return NULL;
+}
+
+const struct probe_family trace_family = {
+	.name = "trace",
+	.templates = trace_templates,
+	.build = trace_build,
+	.resolve_target = trace_resolve_target,
+	.emit = trace_emit,
+	.missing = trace_missing,
+};

@@ -1,0 +1,1 @@
+-L 'module("kyber_iosched").trace("*")'

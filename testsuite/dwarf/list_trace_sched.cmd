@@ -1,0 +1,1 @@
+-l 'kernel.trace("sched:sched_process_*")'

@@ -1,0 +1,1 @@
+-l 'kernel.trace("raw_syscalls:*")'

@@ -1,0 +1,1 @@
+-L 'kernel.trace("xfs:xfs_file_buffered_read")'
