@@ -140,8 +140,9 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 		prefix = upper ? "0X" : "0x";
 
 	zeros = sp.prec > n ? sp.prec - n : 0;
-	/* '#' with octal: the first digit written is a 0 */
-	if ((sp.flags & STP_FMT_ALT) && base == 8 && !zeros && (n == 0 || v != 0))
+	/* '#' with octal: a 0 in front of the digits (zero without a precision is "00",
+	 * as stap prints it) */
+	if ((sp.flags & STP_FMT_ALT) && base == 8 && !zeros && (n == 0 || v != 0 || sp.prec < 0))
 		zeros = 1;
 	total = !!sign + (int)strlen(prefix) + zeros + n;
 	if ((sp.flags & STP_FMT_ZERO) && !(sp.flags & STP_FMT_LEFT) && sp.prec < 0 &&

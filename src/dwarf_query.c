@@ -294,16 +294,42 @@ static int compare_by_unit(const void *a, const void *b)
 }
 
 /* The index's functions PAT names (with DWARF), grouped by unit; refusals noted. */
+/* The functions [*LO, *HI) of the index that PATTERN's name may match: those of the name
+ * when it has no wildcard (the index is sorted by name), else all. */
+static void name_range(struct dw_index *ix, const char *pattern, int *lo, int *hi)
+{
+	int first = 0, last = ix->nfunctions;
+
+	*lo = 0;
+	*hi = ix->nfunctions;
+	if (strpbrk(pattern, "*?[\\"))
+		return;
+	while (first < last) {
+		int mid = (first + last) / 2;
+
+		if (strcmp(ix->functions[mid].name, pattern) < 0)
+			first = mid + 1;
+		else
+			last = mid;
+	}
+	*lo = first;
+	while (first < ix->nfunctions && strcmp(ix->functions[first].name, pattern) == 0)
+		first++;
+	*hi = first;
+}
+
 const struct dw_function **dw_match_functions(struct dw_module *m,
 						   const struct dw_pattern *pat,
 						   bool exported_only, bool with_lines,
 						   struct dw_sites *out, int *count)
 {
 	struct dw_index *ix = dw_module_index(m);
-	const struct dw_function **matched = xcalloc(ix->nfunctions + 1, sizeof(*matched));
-	int n = 0;
+	const struct dw_function **matched;
+	int n = 0, lo, hi;
 
-	for (int i = 0; i < ix->nfunctions; i++) {
+	name_range(ix, pat->function, &lo, &hi);
+	matched = xcalloc(hi - lo + 1, sizeof(*matched));
+	for (int i = lo; i < hi; i++) {
 		const struct dw_function *f = &ix->functions[i];
 
 		if (f->flags & DWF_NO_DWARF || !function_matches(pat, f))
@@ -359,14 +385,15 @@ void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 {
 	struct dw_index *ix = dw_module_index(m);
 	struct unit_query q = { .m = m, .filter = filter, .prologue = prologue, .out = out };
-	int n, first = out->count;
+	int n, first = out->count, lo, hi;
 	const struct dw_function **matched = dw_match_functions(m, pat, exported_only, false, out,
 							     &n);
 
 	dw_for_each_unit(&q, matched, n, function_die);
 	free(matched);
 	/* functions without DWARF: by name alone, at their symbol */
-	for (int i = 0; i < ix->nfunctions && !pat->file && filter != DW_INLINE; i++) {
+	name_range(ix, pat->function, &lo, &hi);
+	for (int i = lo; i < hi && !pat->file && filter != DW_INLINE; i++) {
 		const struct dw_function *f = &ix->functions[i];
 
 		if (!(f->flags & DWF_NO_DWARF) || fnmatch(pat->function, f->name, 0) != 0 ||

@@ -424,10 +424,20 @@ static void setup(struct elaborator *el, struct session *s, struct preprocessor 
 	el->pp = pp;
 	el->prog = xcalloc(1, sizeof(*el->prog));
 	el->prog->files = user;
+	user->next = NULL;	/* not the files of an earlier elaboration (-L runs one a point) */
 	el->function_tail = &el->prog->functions;
 	el->global_tail = &el->prog->globals;
 	el->body_tail = &el->prog->bodies;
 	el->probe_tail = &el->prog->probes;
+	/* syscall.* and nd_syscall.* are written for the target kernel, when named */
+	if (user->source && user->source->text && strstr(user->source->text, "syscall") &&
+	    !s->generated_tapsets.count) {
+		char *dir = syscall_tapset_dir(el);
+
+		if (dir)
+			strlist_add(&s->generated_tapsets, dir);
+		free(dir);
+	}
 	el->tapsets = tapset_index_open(s, pp);
 	for (struct symbol *g = user->globals; g; g = g->next)
 		g->file = user;
@@ -518,30 +528,52 @@ static void keep_common(char **variables, const char *other)
 	*variables = sb.data ? sb_steal(&sb) : xstrdup("");
 }
 
-/* " name:type ..." for the locals of the handler an alias's point makes (-L). */
-static char *alias_locals(struct session *s, struct preprocessor *pp, struct stapfile *user,
-			  struct probe_point *point)
+/* " name:type ..." for the locals of BODY (-L), but the internal "__" ones. */
+static char *body_locals(struct probe_body *body)
 {
-	struct elaborator el = { 0 };
-	struct probe p = { .points = point, .file = user, .tok = point->tok };
 	struct strbuf sb = { 0 };
 
-	p.body = xcalloc(1, sizeof(*p.body));
-	p.body->kind = ND_BLOCK;
-	p.body->tok = point->tok;
+	for (struct symbol *l = body ? body->locals : NULL; l; l = l->next)
+		if (!starts_with(l->name, "__"))
+			sb_printf(&sb, " %s:%s", l->name, type_name(l->type));
+	return sb.data ? sb_steal(&sb) : xstrdup("");
+}
+
+/*
+ * The locals of the handlers the alias points POINTS[0..N) make, into LOCALS[]: each
+ * point a probe with an empty body, all in one elaboration (the tapsets parsed once).
+ * False when it has errors: one point's error would leave the others' types unknown.
+ */
+static bool alias_locals(struct session *s, struct preprocessor *pp, struct stapfile *user,
+			 struct probe_point **points, int n, char **locals)
+{
+	struct elaborator el = { 0 };
+	struct probe_body **first = xcalloc(n ? n : 1, sizeof(*first));
+	bool ok;
+
 	setup(&el, s, pp, user);
 	diag_quiet++;
-	derive_probe(&el, &p);
+	for (int i = 0; i < n && el.errors == 0; i++) {
+		struct probe *p = xcalloc(1, sizeof(*p));
+		struct probe_body **before = el.body_tail;
+
+		*p = (struct probe){ .points = points[i], .file = user, .tok = points[i]->tok };
+		p->body = xcalloc(1, sizeof(*p->body));
+		p->body->kind = ND_BLOCK;
+		p->body->tok = points[i]->tok;
+		derive_probe(&el, p);
+		first[i] = el.body_tail != before ? *before : NULL;
+	}
 	if (el.errors == 0)
 		resolve_program(&el);
 	if (el.errors == 0)
 		infer_types(&el);
 	diag_quiet--;
-	if (el.prog->bodies)
-		for (struct symbol *l = el.prog->bodies->locals; l; l = l->next)
-			if (!starts_with(l->name, "__"))
-				sb_printf(&sb, " %s:%s", l->name, type_name(l->type));
-	return sb.data ? sb_steal(&sb) : xstrdup("");
+	ok = el.errors == 0;
+	for (int i = 0; ok && i < n; i++)
+		locals[i] = body_locals(first[i]);
+	free(first);
+	return ok;
 }
 
 /*
@@ -563,6 +595,20 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 		sorted[i] = &el.listed[i];
 	if (el.nlisted)
 		qsort(sorted, el.nlisted, sizeof(*sorted), compare_listed);
+	/* the aliases' locals: all in one elaboration, or (if it fails) one by one */
+	struct probe_point **points = xcalloc(el.nlisted + 1, sizeof(*points));
+	char **alias_vars = xcalloc(el.nlisted + 1, sizeof(*alias_vars));
+	int npoints = 0;
+
+	for (int i = 0; locals && i < el.nlisted; i++)
+		if (!sorted[i]->variables && sorted[i]->alias_point &&
+		    (i == 0 || strcmp(sorted[i]->name, sorted[i - 1]->name) != 0))
+			points[npoints++] = sorted[i]->alias_point;
+	if (npoints && !alias_locals(s, pp, user, points, npoints, alias_vars))
+		for (int i = 0; i < npoints; i++)
+			if (!alias_locals(s, pp, user, &points[i], 1, &alias_vars[i]))
+				alias_vars[i] = NULL;
+	npoints = 0;
 	for (int i = 0; i < el.nlisted; i++) {
 		struct listed_point *lp = sorted[i];
 		char *vars;
@@ -571,7 +617,8 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 			continue;
 		vars = !locals ? xstrdup("") :
 		       lp->variables ? xstrdup(lp->variables) :
-		       lp->alias_point ? alias_locals(s, pp, user, lp->alias_point) : xstrdup("");
+		       !lp->alias_point ? xstrdup("") :
+		       alias_vars[npoints] ? alias_vars[npoints++] : (npoints++, xstrdup(""));
 		for (int k = i + 1; locals && lp->variables && k < el.nlisted &&
 				    strcmp(sorted[k]->name, lp->name) == 0; k++)
 			if (sorted[k]->variables)
@@ -579,6 +626,8 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 		strlist_add(&lines, xasprintf("%s%s", lp->name, vars));
 		free(vars);
 	}
+	free(points);
+	free(alias_vars);
 	free(sorted);
 	return lines;
 }

@@ -71,6 +71,10 @@ char *probe_point_text(struct probe_point *pp, bool with_marks);
 int64_t component_number(struct component *c, bool *present);
 const char *component_string(struct component *c, bool *present);
 
+/* syscall_tapset.c: the folder with the syscall tapset of the target kernel (written
+ * into the cache once), or NULL (no debuginfo) */
+char *syscall_tapset_dir(struct elaborator *el);
+
 /* resolve.c */
 void resolve_program(struct elaborator *el);
 void check_alias_names(struct elaborator *el, struct stapfile *file);

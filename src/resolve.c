@@ -243,8 +243,10 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
 	for (struct stapfile *file = el->prog->files; file; file = file->next)
 		for (struct function *f = file->functions; f; f = f->next)
 			strlist_add(&names, f->name);
+	/* the library's internal helpers ("_dfd_str") are not suggested, as in stap */
 	for (int i = 0; i < count; i++)
-		strlist_add(&names, library[i]);
+		if (library[i][0] != '_' || call->string[0] == '_')
+			strlist_add(&names, library[i]);
 	if (names.count)
 		qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
 	similar = similar_names(call->string, (const char *const *)names.items, names.count);

@@ -506,6 +506,8 @@ struct session {
 	const char *runtime_dir;	/* -R or SYSTEMTAP_RUNTIME */
 	const char *tapset_dir;		/* SYSTEMTAP_TAPSET */
 	struct strlist include_dirs;	/* -I */
+	struct strlist generated_tapsets;	/* folders of tapsets made for the target
+						 * kernel (syscall_tapset.c), searched last */
 	const char *kernel_release;	/* -r REL */
 	const char *kernel_build_dir;	/* /lib/modules/REL/build, or -r DIR */
 	const char *compat_version;	/* --compatible=VERSION: systemtap_v */

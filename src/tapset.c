@@ -89,6 +89,8 @@ struct strlist tapset_search_path(struct session *s)
 		}
 	}
 	strlist_free(&bases);
+	for (int i = 0; i < s->generated_tapsets.count; i++)
+		strlist_add(&path, s->generated_tapsets.items[i]);
 	return path;
 }
 

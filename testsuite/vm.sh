@@ -8,10 +8,12 @@
 #   NAME.status           its expected exit status (default: 0)
 #   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
+#   NAME.timeout          the job's limit in seconds (default 30)
 #   NAME.modules          names of modules of the reference kernel's image package that
 #                         the job loads (copied beside NAME.ko)
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # testsuite/workloads/NAME.c  a program jobs can run (/bin/NAME in the guest), built static
+#   NAME.cflags           more gcc flags for it (-m32: a 32-bit program)
 # Every job must also leave the kernel log clean and no module behind, unless its test
 # says otherwise (the harness tests check their own verdicts).
 # STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
@@ -43,7 +45,10 @@ mkdir -p "$work/workloads"
 for src in "$top"/testsuite/workloads/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
-	if out=$(gcc -static -O2 -Wall -Wextra -Werror -o "$work/workloads/$name" "$src" 2>&1); then
+	cflags=()
+	[ -f "${src%.c}.cflags" ] && read -ra cflags <"${src%.c}.cflags"
+	if out=$(gcc -static -O2 -Wall -Wextra -Werror "${cflags[@]}" -o "$work/workloads/$name" \
+		"$src" 2>&1); then
 		workload_bins+=(--bin "$work/workloads/$name")
 	else
 		fail "workload: $name builds (gcc -static)" "$out"
@@ -105,7 +110,11 @@ for name in "${names[@]}"; do
 	else
 		echo "staprun $name.ko" >"$job/run"
 	fi
-	echo $JOB_TIMEOUT >"$job/timeout"
+	if [ -f "$top/testsuite/run/$name.timeout" ]; then
+		cp "$top/testsuite/run/$name.timeout" "$job/timeout"
+	else
+		echo $JOB_TIMEOUT >"$job/timeout"
+	fi
 done
 
 # A module for another kernel is refused before the kernel sees it (the host is not

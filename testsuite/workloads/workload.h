@@ -38,7 +38,7 @@ static long workload_count(const char *arg, const char *usage)
 	return n;
 }
 
-static long long workload_now_ns(void)
+static inline long long workload_now_ns(void)
 {
 	struct timespec ts;
 
