@@ -250,6 +250,10 @@ char *dw_site_variables(const struct dw_site *site, bool with_return);
 
 /* ---- dwarf_trace.c: tracepoints ---- */
 
+/* The folders the kernel's sources may be under: its build tree, and the source tree
+ * the build tree's Makefile includes (Debian: linux-headers-REL-common). */
+struct strlist kernel_source_folders(struct session *s);
+
 /* A tracepoint of a module: "sched:sched_switch" and its __traceiter_ function. */
 struct dw_tracepoint {
 	const char *name;

@@ -46,7 +46,7 @@ static char *normalize_path(const char *path)
 
 /* The folders the kernel's sources may be under: the build tree, and the source tree
  * its Makefile includes (Debian: linux-headers-REL-common). */
-static struct strlist source_folders(struct session *s)
+struct strlist kernel_source_folders(struct session *s)
 {
 	struct strlist dirs = { 0 };
 	const char *build = s ? s->kernel_build_dir : NULL;
@@ -77,7 +77,7 @@ static struct strlist source_folders(struct session *s)
 /* The TRACE_SYSTEM a header defines (its first), or NULL. */
 static char *header_trace_system(struct session *s, const char *file)
 {
-	struct strlist dirs = source_folders(s);
+	struct strlist dirs = kernel_source_folders(s);
 	char *rel = normalize_path(file), *system = NULL;
 
 	for (int i = 0; i < dirs.count && !system; i++) {

@@ -553,9 +553,10 @@ static bool alias_locals(struct session *s, struct preprocessor *pp, struct stap
 
 	setup(&el, s, pp, user);
 	diag_quiet++;
-	for (int i = 0; i < n && el.errors == 0; i++) {
+	for (int i = 0; i < n; i++) {
 		struct probe *p = xcalloc(1, sizeof(*p));
 		struct probe_body **before = el.body_tail;
+		int errors = el.errors;
 
 		*p = (struct probe){ .points = points[i], .file = user, .tok = points[i]->tok };
 		p->body = xcalloc(1, sizeof(*p->body));
@@ -563,6 +564,10 @@ static bool alias_locals(struct session *s, struct preprocessor *pp, struct stap
 		p->body->tok = points[i]->tok;
 		derive_probe(&el, p);
 		first[i] = el.body_tail != before ? *before : NULL;
+		/* a point that resolves to nothing (an optional alias's) has no locals; the
+		 * others go on */
+		if (el.errors > errors && !first[i])
+			el.errors = errors;
 	}
 	if (el.errors == 0)
 		resolve_program(&el);

@@ -151,5 +151,6 @@ void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, 
 /* vmlinux's text symbols matching PATTERN (fnmatch), sorted; modules' are not listed. */
 struct strlist kernel_functions(struct elaborator *el, const char *pattern);
 int kernel_function_names(struct elaborator *el, const char ***names);
+int kernel_has_function(struct elaborator *el, const char *name);
 
 #endif

@@ -10,6 +10,7 @@
 #include "elaborate.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -62,7 +63,7 @@ static bool read_symbol_table(struct kernel_symbols *ks, const char *path)
 	return found > 0;	/* else a placeholder, or unreadable */
 }
 
-static struct kernel_symbols *kernel_symbols_open(struct elaborator *el)
+static struct kernel_symbols *kernel_symbols_open(struct elaborator *el, bool quiet)
 {
 	struct session *s = el->session;
 	struct kernel_symbols *ks;
@@ -86,15 +87,20 @@ static struct kernel_symbols *kernel_symbols_open(struct elaborator *el)
 		found = found || read_symbol_table(ks, candidates[i]);
 		free(candidates[i]);
 	}
-	if (!found) {
-		int quiet = diag_quiet;
+	if (!found && !quiet) {
+		int was_quiet = diag_quiet;
 
 		if (el->listing)	/* -l says nothing of points that do not resolve; this, yes */
 			diag_quiet = 0;
 		semantic_error(el, NULL, "no symbol table for kernel %s: install linux-image-%s-dbg "
 			       "(it has /usr/lib/debug/boot/System.map-%s)", s->kernel_release,
 			       s->kernel_release, s->kernel_release);
-		diag_quiet = quiet;
+		diag_quiet = was_quiet;
+	}
+	if (!found && quiet) {	/* said when a probe needs the table */
+		free(ks);
+		el->kernel = NULL;
+		return NULL;
 	}
 done:
 	sort_unique(&ks->functions);
@@ -104,7 +110,7 @@ done:
 /* The kernel's functions matching PATTERN (a glob), in name order. */
 struct strlist kernel_functions(struct elaborator *el, const char *pattern)
 {
-	struct strlist *all = &kernel_symbols_open(el)->functions;
+	struct strlist *all = &kernel_symbols_open(el, false)->functions;
 	struct strlist found = { 0 };
 
 	for (int i = 0; i < all->count; i++)
@@ -116,8 +122,20 @@ struct strlist kernel_functions(struct elaborator *el, const char *pattern)
 /* All of the kernel's function names, for "did you mean". */
 int kernel_function_names(struct elaborator *el, const char ***names)
 {
-	struct strlist *all = &kernel_symbols_open(el)->functions;
+	struct strlist *all = &kernel_symbols_open(el, false)->functions;
 
 	*names = (const char **)all->items;
 	return all->count;
+}
+
+/* Whether the kernel has the function NAME: true, false, or -1 without a symbol table
+ * (nothing said: a probe that needs the table says it). */
+int kernel_has_function(struct elaborator *el, const char *name)
+{
+	struct kernel_symbols *ks = kernel_symbols_open(el, true);
+
+	if (!ks)
+		return -1;
+	return ks->functions.count && bsearch(&name, ks->functions.items, ks->functions.count,
+					       sizeof(char *), compare_strings) != NULL;
 }

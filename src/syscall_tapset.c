@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-11"
+#define GENERATOR "syscalls-12"
 
 /* How an argument is kept and shown. */
 enum arg_kind {
@@ -453,6 +453,54 @@ static const struct { const char *name, *renamed; } reserved[] = {
 	{ "retstr", "retstr_arg" },
 };
 
+static const char *const keywords[] = {
+	"break", "catch", "continue", "delete", "else", "for", "foreach", "function", "global",
+	"if", "in", "limit", "long", "next", "private", "probe", "return", "string", "try",
+	"while",
+};
+
+/* The arguments' variables once their parameters are known: names, kinds, decoders. */
+static void finish_args(const struct abi *abi, const char *syscall, struct arg *args, int n)
+{
+	for (int k = 0; k < n; k++) {
+		struct arg *a = &args[k];
+		const struct arg_rule *r;
+
+		if (abi->bits32 && a->size > 4)
+			a->size = 4;
+		/* a parameter named like a variable every handler has keeps a suffix */
+		for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+			if (strcmp(a->var, reserved[i].name) == 0)
+				a->var = reserved[i].renamed;
+		/* and one named like a keyword of the language: "next" as next_arg */
+		for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+			if (strcmp(a->var, keywords[i]) == 0)
+				a->var = xasprintf("%s_arg", a->var);	/* kept for the run */
+		if (!(r = rule_for(syscall, a->param)))
+			continue;
+		if (r->var)
+			a->var = r->var;
+		if (r->kind != ARG_DEFAULT)
+			a->kind = r->kind;
+		a->decoder = r->decoder;
+		a->str = r->str;
+		a->count = r->count;
+	}
+	/* a buffer's count: the argument's number */
+	for (int i = 0; i < n; i++) {
+		if (args[i].kind != ARG_BUFFER)
+			continue;
+		args[i].kind = ARG_POINTER;
+		for (int j = 0; j < n; j++)
+			if (strcmp(args[j].param, args[i].count) == 0) {
+				static const char *const numbers[] = { "1", "2", "3", "4", "5", "6" };
+
+				args[i].kind = ARG_BUFFER;
+				args[i].count = numbers[j];
+			}
+	}
+}
+
 /* The arguments of SYSCALL: __do_sys_SYSCALL's parameters (none without it). */
 static int syscall_args(struct dw_module *k, struct dw_index *index, const struct abi *abi,
 			const char *syscall, struct arg *args)
@@ -468,7 +516,6 @@ static int syscall_args(struct dw_module *k, struct dw_index *index, const struc
 		return 0;
 	do {
 		const char *name = dwarf_diename(&child);
-		const struct arg_rule *r;
 		struct arg *a;
 
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n == 6)
@@ -476,35 +523,8 @@ static int syscall_args(struct dw_module *k, struct dw_index *index, const struc
 		a = &args[n++];
 		*a = (struct arg){ .param = name ? name : "arg", .var = name ? name : "arg" };
 		a->kind = kind_of(ctype_of_variable(&child), &a->size);
-		if (abi->bits32 && a->size > 4)
-			a->size = 4;
-		/* a parameter named like a variable every handler has keeps a suffix */
-		for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-			if (strcmp(a->var, reserved[i].name) == 0)
-				a->var = reserved[i].renamed;
-		if (!(r = rule_for(syscall, a->param)))
-			continue;
-		if (r->var)
-			a->var = r->var;
-		if (r->kind != ARG_DEFAULT)
-			a->kind = r->kind;
-		a->decoder = r->decoder;
-		a->str = r->str;
-		a->count = r->count;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	/* a buffer's count: the argument's number */
-	for (int i = 0; i < n; i++) {
-		if (args[i].kind != ARG_BUFFER)
-			continue;
-		args[i].kind = ARG_POINTER;
-		for (int j = 0; j < n; j++)
-			if (strcmp(args[j].param, args[i].count) == 0) {
-				static const char *const numbers[] = { "1", "2", "3", "4", "5", "6" };
-
-				args[i].kind = ARG_BUFFER;
-				args[i].count = numbers[j];
-			}
-	}
+	finish_args(abi, syscall, args, n);
 	return n;
 }
 
@@ -528,35 +548,17 @@ static void probe_name(const char *syscall, const char **probe, const char **nam
 		}
 }
 
-/*
- * The aliases of SYSCALL entering through ABI: syscall.PROBE (through the DWARF of the
- * entry point, or a kprobe where the DWARF lacks it), nd_syscall.PROBE (a kprobe), and
- * their .return.  Several definitions of one alias add up: a 32-bit call and its 64-bit
- * twin are one probe, as in stap.
- */
-static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index *index,
-			const struct abi *abi, const char *syscall)
+/* The aliases' text for SYSCALL through ABI; POINT: its entry point's kernel.function
+ * point when the DWARF has it, else NULL (kprobes only). */
+static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
+			const struct arg *args, int n, const char *point)
 {
-	struct arg args[6];
-	int n = syscall_args(k, index, abi, syscall, args);
-	const char *probe, *name;
-	char *entry = xasprintf("%s%s", abi->entry, syscall), *point;
-	int copies;
-	const struct dw_function *f = find_function(index, entry, &copies);
-	/* an entry the DWARF has (not an alias of its body's symbol): read through it */
-	bool dwarf = f != NULL;
+	char *entry = xasprintf("%s%s", abi->entry, syscall);
 	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
+	const char *probe, *name;
 
-	/* only sys_ni.c's (not built: -ENOSYS), or neither the entry nor its body in the
-	 * DWARF (a weak stub of sys_ni.c's that the DWARF does not name) */
-	if ((!f && copies) || (!f && !n && !body_in_dwarf(index, abi, syscall))) {
-		free(entry);
-		return false;
-	}
 	probe_name(syscall, &probe, &name);
-	point = copies > 1 && f->file ? xasprintf("%s@%s", entry, f->file) : xstrdup(entry);
-
-	if (dwarf) {
+	if (point) {
 		sb_printf(sb, "probe syscall.%s = kernel.function(\"%s\").call ?\n{\n", probe,
 			  point);
 		for (int i = 0; i < n; i++)
@@ -566,7 +568,7 @@ static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index 
 			  "{\n\tname = \"%s\"\n\tretval = $return\n"
 			  "\tretstr = return_str(1, $return)\n}\n", probe, point, name);
 	}
-	for (int nd = dwarf; nd < 2; nd++) {
+	for (int nd = point != NULL; nd < 2; nd++) {
 		const char *family = nd ? "nd_syscall" : "syscall";
 
 		sb_printf(sb, "probe %s.%s = kprobe.function(\"%s\") ?\n{\n", family, probe,
@@ -582,6 +584,34 @@ static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index 
 			  "\tretstr = return_str(1, retval)\n}\n", family, probe, entry, name);
 	}
 	sb_putc(sb, '\n');
+	free(entry);
+}
+
+/*
+ * The aliases of SYSCALL entering through ABI: syscall.PROBE (through the DWARF of the
+ * entry point, or a kprobe where the DWARF lacks it), nd_syscall.PROBE (a kprobe), and
+ * their .return.  Several definitions of one alias add up: a 32-bit call and its 64-bit
+ * twin are one probe, as in stap.  False when the kernel does not build the call.
+ */
+static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index *index,
+			const struct abi *abi, const char *syscall)
+{
+	struct arg args[6];
+	int n = syscall_args(k, index, abi, syscall, args), copies;
+	char *entry = xasprintf("%s%s", abi->entry, syscall), *point = NULL;
+	const struct dw_function *f = find_function(index, entry, &copies);
+
+	/* only sys_ni.c's (not built: -ENOSYS), or neither the entry nor its body in the
+	 * DWARF (a weak stub of sys_ni.c's that the DWARF does not name) */
+	if ((!f && copies) || (!f && !n && !body_in_dwarf(index, abi, syscall))) {
+		free(entry);
+		return false;
+	}
+	/* an entry the DWARF has (not an alias of its body's symbol): read through it */
+	if (f)
+		point = copies > 1 && f->file ? xasprintf("%s@%s", entry, f->file) :
+			xstrdup(entry);
+	put_aliases(sb, abi, syscall, args, n, point);
 	free(point);
 	free(entry);
 	return true;
@@ -640,6 +670,8 @@ static bool table_syscalls(struct dw_module *k, struct strlist *names)
 }
 
 /* The tapset's text for the kernel K. */
+static void put_syscall_any(struct strbuf *sb, struct session *s);
+
 /* Adds to NAMES the NAME of each function symbol PREFIXNAME of K but PREFIXni_syscall. */
 static void entry_symbols(struct dw_module *k, const char *prefix, struct strlist *names)
 {
@@ -717,26 +749,427 @@ static char *generate(struct dw_module *k)
 		      put_syscall(&sb, k, index, &ia32_compat_abi, name)))
 			put_syscall(&sb, k, index, &ia32_abi, name);
 	}
+	put_syscall_any(&sb, k->session);
 	strlist_free(&x64);
 	strlist_free(&ia32);
 	strlist_free(&compat);
 	return sb_steal(&sb);
 }
 
+/* ---- without DWARF: the build tree's syscall tables and the kernel's prototypes ---- */
+
+/*
+ * The integer types of system call parameters, by the words of their C type (x86-64):
+ * size and sign.  A type not here is taken as a long.
+ */
+static const struct { const char *name; int size; bool is_signed; } c_types[] = {
+	{ "char", 1, true }, { "short", 2, true }, { "int", 4, true }, { "long", 8, true },
+	{ "unsigned char", 1, false }, { "unsigned short", 2, false },
+	{ "unsigned", 4, false }, { "unsigned int", 4, false }, { "unsigned long", 8, false },
+	{ "long long", 8, true }, { "unsigned long long", 8, false },
+	{ "u8", 1, false }, { "u16", 2, false }, { "u32", 4, false }, { "u64", 8, false },
+	{ "s8", 1, true }, { "s16", 2, true }, { "s32", 4, true }, { "s64", 8, true },
+	{ "__u32", 4, false }, { "__u64", 8, false }, { "__s32", 4, true }, { "__s64", 8, true },
+	{ "size_t", 8, false }, { "ssize_t", 8, true }, { "loff_t", 8, true },
+	{ "off_t", 8, true }, { "pid_t", 4, true }, { "uid_t", 4, false }, { "gid_t", 4, false },
+	{ "old_uid_t", 2, false }, { "old_gid_t", 2, false }, { "umode_t", 2, false },
+	{ "mode_t", 4, false }, { "key_serial_t", 4, true }, { "clockid_t", 4, true },
+	{ "timer_t", 4, true }, { "mqd_t", 4, true }, { "qid_t", 4, false }, { "rwf_t", 4, true },
+	{ "key_t", 4, true }, { "aio_context_t", 8, false }, { "old_sigset_t", 8, false },
+	{ "__kernel_old_time_t", 8, true }, { "old_time32_t", 4, true },
+	{ "compat_size_t", 4, false }, { "compat_ssize_t", 4, true },
+	{ "compat_long_t", 4, true }, { "compat_ulong_t", 4, false },
+	{ "compat_off_t", 4, true }, { "compat_loff_t", 8, true }, { "compat_pid_t", 4, true },
+	{ "compat_uint_t", 4, false }, { "compat_int_t", 4, true }, { "compat_uid_t", 4, false },
+	{ "compat_gid_t", 4, false }, { "compat_key_t", 4, true }, { "compat_timer_t", 4, true },
+	{ "compat_clock_t", 4, true }, { "compat_aio_context_t", 4, false },
+	{ "compat_old_sigset_t", 4, false }, { "compat_sigset_word", 4, false },
+	{ "__compat_uid_t", 2, false }, { "__compat_gid_t", 2, false },
+};
+
+/* The words of TYPE that say what it is: no const, volatile, __user, signed. */
+static char *plain_type(const char *type)
+{
+	static const char *const dropped[] = { "const", "volatile", "__user", "signed",
+					       "struct", "union", "enum" };
+	struct strbuf sb = { 0 };
+	char *copy = xstrdup(type), *save = NULL;
+
+	for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		bool drop = false;
+
+		for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++)
+			drop |= strcmp(w, dropped[i]) == 0;
+		if (!drop)
+			sb_printf(&sb, "%s%s", sb.data ? " " : "", w);
+	}
+	free(copy);
+	return sb.data ? sb_steal(&sb) : xstrdup("int");
+}
+
+/* How a parameter of C type TYPE (text) is kept, as kind_of() says for a DWARF type. */
+static enum arg_kind kind_of_text(const char *type, int *size)
+{
+	char *plain;
+
+	*size = 8;
+	if (strchr(type, '*') || strchr(type, '(')) {
+		/* const char *: a string (one star, a const char) */
+		const char *star = strchr(type, '*');
+
+		if (strstr(type, "const") && strstr(type, "char") && star &&
+		    !strchr(star + 1, '*') && !strchr(type, '('))
+			return ARG_STRING;
+		return ARG_POINTER;
+	}
+	plain = plain_type(type);
+	for (size_t i = 0; i < sizeof(c_types) / sizeof(c_types[0]); i++)
+		if (strcmp(plain, c_types[i].name) == 0) {
+			*size = c_types[i].size;
+			free(plain);
+			return c_types[i].is_signed ? ARG_SIGNED : ARG_UNSIGNED;
+		}
+	/* compat_uptr_t and the like (a 32-bit user address), typedefs of pointers */
+	if (strstr(plain, "uptr") || strstr(plain, "caddr") || strstr(plain, "cap_user_") ||
+	    strstr(plain, "sighandler_t")) {
+		free(plain);
+		return ARG_POINTER;
+	}
+	free(plain);
+	return ARG_SIGNED;
+}
+
+/* The prototypes "asmlinkage long FUNC(PARAMS);" of the kernel's headers: FUNC, PARAMS. */
+struct prototypes {
+	struct strlist names, params;
+};
+
+static void read_prototypes(struct prototypes *p, const char *text)
+{
+	for (const char *at = text; (at = strstr(at, "asmlinkage long ")); ) {
+		const char *name = at + strlen("asmlinkage long "), *open = name, *close;
+		int depth = 0;
+
+		while (*open == '_' || (*open >= 'a' && *open <= 'z') ||
+		       (*open >= '0' && *open <= '9'))
+			open++;
+		at = open;
+		if (*open != '(')
+			continue;
+		for (close = open; *close; close++) {
+			if (*close == '(')
+				depth++;
+			else if (*close == ')' && --depth == 0)
+				break;
+		}
+		if (!*close)
+			break;
+		strlist_add(&p->names, xstrndup(name, open - name));
+		strlist_add(&p->params, xstrndup(open + 1, close - open - 1));
+		at = close;
+	}
+}
+
+/* Whether WORD (the last of a parameter) is part of a type, not the parameter's name. */
+static bool is_type_word(const char *word)
+{
+	static const char *const words[] = { "char", "short", "int", "long", "unsigned",
+					     "signed", "void" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(word, words[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(c_types) / sizeof(c_types[0]); i++)
+		if (strcmp(word, c_types[i].name) == 0)
+			return true;
+	return false;
+}
+
+/* PARAMS (the text between a prototype's parentheses) as ARGS; their number. */
+static int prototype_args(const struct abi *abi, const char *syscall, const char *params,
+			  struct arg *args)
+{
+	int n = 0, depth = 0;
+	const char *start = params;
+
+	for (const char *p = params; n < 6; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		if ((*p == ',' && depth == 0) || !*p) {
+			char *param = xstrndup(start, p - start), *end = param + strlen(param);
+			char *name;
+			struct arg *a;
+
+			while (end > param && strchr(" \t\n", end[-1]))
+				*--end = '\0';
+			name = end;
+			while (name > param && (name[-1] == '_' || (name[-1] >= 'a' &&
+				name[-1] <= 'z') || (name[-1] >= 'A' && name[-1] <= 'Z') ||
+				(name[-1] >= '0' && name[-1] <= '9')))
+				name--;
+			if (is_type_word(name))	/* "unsigned long": no name */
+				name = end;
+			if (strspn(param, " \t\n") < strlen(param) && strcmp(param, "void") != 0) {
+				char *type = xstrndup(param, name - param);	/* less the name */
+
+				a = &args[n++];
+				*a = (struct arg){ 0 };
+				a->kind = kind_of_text(type, &a->size);
+				free(type);
+				/* a function pointer "void (*handler)(int)": its name inside */
+				a->param = a->var = *name && name > param ? xstrdup(name) :
+						    xasprintf("arg%d", n);
+			}
+			free(param);
+			if (!*p)
+				break;
+			start = p + 1;
+		}
+	}
+	finish_args(abi, syscall, args, n);
+	return n;
+}
+
+/* Reads FILE under the kernel's source folders into TEXT (appended); false if none. */
+static bool read_kernel_file(struct session *s, const char *file, struct strbuf *text)
+{
+	struct strlist dirs = kernel_source_folders(s);
+	bool found = false;
+
+	for (int i = 0; i < dirs.count && !found; i++) {
+		char *path = xasprintf("%s/%s", dirs.items[i], file);
+		char *content = read_file(path, NULL);
+
+		if (content) {
+			sb_puts(text, content);
+			sb_putc(text, '\n');
+			found = true;
+		}
+		free(content);
+		free(path);
+	}
+	strlist_free(&dirs);
+	return found;
+}
+
+/* The aliases of one call of a table, its prototype FUNC in P (none: no arguments). */
+static void put_from_prototype(struct elaborator *el, struct strbuf *sb,
+			       const struct prototypes *p, const struct abi *abi,
+			       const char *syscall, const char *func)
+{
+	struct arg args[6];
+	int n = 0;
+	char *entry = xasprintf("%s%s", abi->entry, syscall);
+	/* not built (sys_ni.c's weak stub is no text symbol), when the symbols say */
+	bool absent = kernel_has_function(el, entry) == 0;
+
+	free(entry);
+	if (absent)
+		return;
+
+	for (int i = 0; i < p->names.count; i++)
+		if (strcmp(p->names.items[i], func) == 0) {
+			n = prototype_args(abi, syscall, p->params.items[i], args);
+			break;
+		}
+	put_aliases(sb, abi, syscall, args, n, NULL);
+}
+
+/* One row of a syscall table of the build tree: its number and entry functions. */
+struct table_entry {
+	int nr;
+	char native[64], compat[64];	/* "sys_open", "compat_sys_open" ("": none) */
+};
+
+/*
+ * The BITS-bit (64 or 32) syscall table the kernel's build wrote,
+ * arch/x86/include/generated/asm/syscalls_BITS.h: "__SYSCALL(NR, sys_NAME)" and
+ * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)" rows.  Their number, or -1
+ * when the build tree has no such file.
+ */
+static int read_table(struct session *s, int bits, struct table_entry **out)
+{
+	struct strbuf text = { 0 };
+	char *file = xasprintf("arch/x86/include/generated/asm/syscalls_%d.h", bits);
+	int n = 0;
+
+	*out = NULL;
+	if (!read_kernel_file(s, file, &text)) {
+		free(file);
+		return -1;
+	}
+	free(file);
+	for (char *line = text.data; line && *line; ) {
+		char *end = strchr(line, '\n');
+		struct table_entry e = { 0 };
+
+		if (end)
+			*end = '\0';
+		if (sscanf(line, "__SYSCALL_WITH_COMPAT(%d, %63[a-z0-9_], %63[a-z0-9_])", &e.nr,
+			   e.native, e.compat) == 3 ||
+		    sscanf(line, "__SYSCALL(%d, %63[a-z0-9_])", &e.nr, e.native) == 2) {
+			*out = xrealloc(*out, (n + 1) * sizeof(**out));
+			(*out)[n++] = e;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	sb_free(&text);
+	return n;
+}
+
+/*
+ * syscall_any and syscall_any.return (stap's tapset::syscall_any(3stap)): every system
+ * call through the raw_syscalls tracepoints, with syscall_nr and name (the name the
+ * syscall.* probe of the call has), retval on return.  The names come from the build
+ * tree's tables, the 32-bit one for a task in a 32-bit call.
+ */
+static void put_syscall_any(struct strbuf *sb, struct session *s)
+{
+	sb_puts(sb, "%{\n#include <linux/compat.h>\n");
+	for (int bits = 64; bits >= 32; bits -= 32) {
+		struct table_entry *table;
+		int n = read_table(s, bits, &table);
+
+		sb_printf(sb, "static const char *const stp_syscall_names_%d[] = {\n", bits);
+		for (int i = 0; i < n; i++) {
+			const char *func = bits == 32 && table[i].compat[0] ? table[i].compat :
+					   table[i].native;
+			const char *name = strstr(func, "sys_"), *probe, *shown;
+
+			if (!name || strcmp(name, "sys_ni_syscall") == 0)
+				continue;
+			probe_name(name + strlen("sys_"), &probe, &shown);
+			sb_printf(sb, "\t[%d] = \"%s\",\n", table[i].nr, shown);
+		}
+		sb_puts(sb, "\tNULL\n};\n");
+		free(table);
+	}
+	sb_puts(sb, "%}\n\n"
+		"// the name of system call NR in the current task's ABI (\"\" if none)\n"
+		"function __syscall_name:string (nr:long) %{ /* pure */ /* unprivileged */\n"
+		"\tconst char *const *names = stp_syscall_names_64;\n"
+		"\tsize_t count = ARRAY_SIZE(stp_syscall_names_64);\n\n"
+		"\tif (in_ia32_syscall()) {\n"
+		"\t\tnames = stp_syscall_names_32;\n"
+		"\t\tcount = ARRAY_SIZE(stp_syscall_names_32);\n"
+		"\t}\n"
+		"\tSTAP_RETVALUE[0] = '\\0';\n"
+		"\tif (STAP_ARG_nr >= 0 && STAP_ARG_nr < (int64_t)count && names[STAP_ARG_nr])\n"
+		"\t\tstrlcpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
+		"%}\n\n"
+		"probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
+		"\tsyscall_nr = $id\n\tname = __syscall_name(syscall_nr)\n}\n"
+		"probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\")\n{\n"
+		"\tsyscall_nr = $regs->orig_ax\n\tname = __syscall_name(syscall_nr)\n"
+		"\tretval = $ret\n}\n\n");
+}
+
+/*
+ * The tapset's text from the build tree alone: the tables the kernel's build wrote
+ * (arch/x86/include/generated/asm/syscalls_64.h and _32.h: "__SYSCALL(NR, sys_NAME)",
+ * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)") and the prototypes of
+ * include/linux/syscalls.h and compat.h, less the calls the kernel's symbol table (when
+ * there is one) has no entry point of.  Every alias is a kprobe; NULL without tables.
+ */
+static char *generate_from_headers(struct elaborator *el)
+{
+	struct session *s = el->session;
+	struct strbuf headers = { 0 }, sb = { 0 };
+	struct prototypes protos = { 0 };
+	struct strlist done64 = { 0 }, done32 = { 0 };
+	struct table_entry *table;
+	int n;
+
+	if ((n = read_table(s, 64, &table)) < 0)
+		return NULL;
+	free(table);
+	read_kernel_file(s, "include/linux/syscalls.h", &headers);
+	read_kernel_file(s, "include/linux/compat.h", &headers);
+	read_kernel_file(s, "arch/x86/include/asm/syscalls.h", &headers);
+	read_prototypes(&protos, headers.data ? headers.data : "");
+
+	sb_printf(&sb, "// syscalls.stp - the system calls of %s, generated by stapler's "
+		  "src/syscall_tapset.c\n// from its build tree (no debuginfo): do not edit.\n\n",
+		  s->kernel_release ? s->kernel_release : "the running kernel");
+	sb_puts(&sb, "// how many characters of a buffer argstr shows (stap -G to change it)\n"
+		"global syscall_string_trunc = 50\n\n");
+	for (int bits = 64; bits >= 32; bits -= 32) {
+		if ((n = read_table(s, bits, &table)) < 0)
+			continue;
+		if (bits == 32)
+			sb_puts(&sb, "// 32-bit system calls (ia32)\n\n");
+		for (int t = 0; t < n; t++) {
+			const char *native = table[t].native, *compat = table[t].compat;
+
+			if (bits == 32 && starts_with(compat, "compat_sys_")) {
+				const char *name = compat + strlen("compat_sys_");
+
+				if (!has_name(&done32, name)) {
+					put_from_prototype(el, &sb, &protos, &ia32_compat_abi,
+							   name, compat);
+					strlist_add(&done32, name);
+					sort_names(&done32);
+				}
+			} else if (starts_with(native, "sys_") &&
+				   strcmp(native, "sys_ni_syscall") != 0) {
+				const char *name = native + strlen("sys_");
+				struct strlist *done = bits == 64 ? &done64 : &done32;
+				struct arg unused[6];
+				int nargs = 0;
+
+				for (int i = 0; i < protos.names.count; i++)
+					if (strcmp(protos.names.items[i], native) == 0)
+						nargs = prototype_args(&x64_abi, name,
+								       protos.params.items[i],
+								       unused);
+				/* SYSCALL_DEFINE0's 32-bit entry is its 64-bit one */
+				if (!has_name(done, name) &&
+				    !(bits == 32 && nargs == 0 && has_name(&done64, name))) {
+					put_from_prototype(el, &sb, &protos, bits == 64 ?
+							   &x64_abi : &ia32_abi, name, native);
+					strlist_add(done, name);
+					sort_names(done);
+				}
+			}
+		}
+		free(table);
+	}
+	put_syscall_any(&sb, s);
+	sb_free(&headers);
+	strlist_free(&protos.names);
+	strlist_free(&protos.params);
+	strlist_free(&done64);
+	strlist_free(&done32);
+	return sb_steal(&sb);
+}
+
 char *syscall_tapset_dir(struct elaborator *el)
 {
+	struct session *s = el->session;
 	struct dw_module *k = debuginfo_kernel(elaborator_debuginfo(el));
 	struct hasher h;
 	char *exe = realpath("/proc/self/exe", NULL), *key, *root, *dir, *path, *text;
+	char *table = s->kernel_build_dir ? xasprintf("%s/arch/x86/include/generated/asm/"
+						      "syscalls_64.h", s->kernel_build_dir) : NULL;
 	struct stat st;
 
-	if (!k || !dw_module_index(k))
+	if (k && !dw_module_index(k))
+		k = NULL;
+	if (!k && (!table || stat(table, &st) != 0)) {
+		free(table);
+		free(exe);
 		return NULL;
+	}
 	hasher_init(&h);
 	hash_string(&h, GENERATOR);
-	hash_file_stat(&h, k->path);
+	/* from the DWARF, or (without it) from the build tree */
+	hash_string(&h, k ? "dwarf" : "headers");
+	hash_file_stat(&h, k ? k->path : table);
 	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
 	free(exe);
+	free(table);
 	key = hasher_hex(&h);
 	root = cache_dir();
 	dir = xasprintf("%s/tapsets/%s", root, key);
@@ -744,8 +1177,8 @@ char *syscall_tapset_dir(struct elaborator *el)
 	free(root);
 	free(key);
 	if (stat(path, &st) != 0) {
-		text = generate(k);
-		if (make_dirs(dir) != 0 || install_file(path, text, strlen(text)) != 0) {
+		text = k ? generate(k) : generate_from_headers(el);
+		if (!text || make_dirs(dir) != 0 || install_file(path, text, strlen(text)) != 0) {
 			free(dir);
 			dir = NULL;
 		}

@@ -4,7 +4,8 @@
 #
 #   testsuite/dwarf/NAME.stp   accepted (NAME.p2 is the program) or rejected (NAME.err),
 #                              with NAME.warn and NAME.opts as in semantic/
-#   testsuite/dwarf/NAME.cmd   stap's arguments after -r REL, one line of shell words;
+#   testsuite/dwarf/NAME.cmd   stap's arguments after -r REL, one line of shell words
+#                              (NAME.env: VAR=VALUE words for its environment);
 #                              NAME.out is its standard output, NAME.err (status 1) or
 #                              NAME.warn (status 0) its standard error
 #
@@ -78,8 +79,10 @@ for cmd in "$dir"/*.cmd; do
 	[ -e "$cmd" ] || continue
 	name=$(basename "$cmd" .cmd)
 	eval "words=($(cat "$cmd"))"
-	(cd "$dir" && "$STAP" -r "$rel" "${words[@]}") >"$work/$name.out" 2>"$work/$name.err" \
-		</dev/null
+	env=()
+	[ -f "$dir/$name.env" ] && read -r -a env <"$dir/$name.env"
+	(cd "$dir" && env "${env[@]}" "$STAP" -r "$rel" "${words[@]}") >"$work/$name.out" \
+		2>"$work/$name.err" </dev/null
 	compare "$name" $? "$work/$name.out" "$work/$name.err" out
 done
 

@@ -9,6 +9,8 @@
 #   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
 #   NAME.timeout          the job's limit in seconds (default 30)
+#   NAME.env              VAR=VALUE words for stap's environment when it builds NAME
+#                         (STAPLER_NO_DEBUGINFO=1: as if the kernel had no debuginfo)
 #   NAME.modules          names of modules of the reference kernel's image package that
 #                         the job loads (copied beside NAME.ko)
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
@@ -62,9 +64,11 @@ build_one() {
 	local -a opts args
 	mkdir -p "$dir"
 	cp "$top/testsuite/run/$name.stp" "$dir/"
+	local -a env=()
 	read_case_options "$top/testsuite/run/$name"
-	(cd "$dir" && "$STAP" -p4 -r "$rel" -m "$name" -B KCFLAGS=-Werror "${opts[@]}" \
-		"$name.stp" "${args[@]}" >stdout 2>stderr </dev/null)
+	[ -f "$top/testsuite/run/$name.env" ] && read -r -a env <"$top/testsuite/run/$name.env"
+	(cd "$dir" && env "${env[@]}" "$STAP" -p4 -r "$rel" -m "$name" -B KCFLAGS=-Werror \
+		"${opts[@]}" "$name.stp" "${args[@]}" >stdout 2>stderr </dev/null)
 	echo $? >"$dir/status"
 }
 

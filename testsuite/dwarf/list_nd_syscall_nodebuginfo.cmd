@@ -1,0 +1,1 @@
+-L 'nd_syscall.open*'
