@@ -151,18 +151,35 @@ static struct component *name_components(const char *name)
 }
 
 /* Loads the tapset files whose aliases could match PP, fully or with a suffix. */
+static void free_components(struct component *c)
+{
+	while (c) {
+		struct component *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
 static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 {
 	const char **names;
 	int count = tapset_names(el->tapsets, TAPSET_ALIAS, &names);
 	int length = count_components(pp->components);
+	/* a literal first component ("kernel", "syscall") rules out the other names at once */
+	const char *first = pp->components ? pp->components->name : NULL;
+	size_t first_len = first && !strpbrk(first, "*?[") ? strlen(first) : 0;
 
 	for (int i = 0; i < count; i++) {
-		struct component *alias = name_components(names[i]), *rest;
-		int n = count_components(alias);
-		struct component *prefix = n <= length ?
-			take_components(pp->components, n, &rest) : NULL;
+		struct component *alias, *rest, *prefix;
+		int n;
 
+		if (first_len && (strncmp(names[i], first, first_len) != 0 ||
+				  (names[i][first_len] && names[i][first_len] != '.')))
+			continue;
+		alias = name_components(names[i]);
+		n = count_components(alias);
+		prefix = n <= length ? take_components(pp->components, n, &rest) : NULL;
 		if (components_match(pp->components, alias) ||
 		    (prefix && components_match(prefix, alias))) {
 			struct stapfile *file = tapset_find(el->tapsets, TAPSET_ALIAS, names[i],
@@ -171,6 +188,10 @@ static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 			if (file)
 				load_tapset_file(el, file);
 		}
+		free_components(prefix);
+		for (struct component *c = alias; c; c = c->next)
+			free(c->name);
+		free_components(alias);
 	}
 	free(names);
 }
@@ -202,6 +223,8 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 			struct alias_match **out)
 {
 	int length = count_components(pp->components), found = 0, family_prefix = -1;
+	/* an alias whose first name is not a literal first component's cannot match */
+	bool literal_first = pp->components && !strpbrk(pp->components->name, "*?[");
 
 	load_matching_aliases(el, pp);
 	*out = NULL;
@@ -219,7 +242,9 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 
 		for (struct stapfile *f = el->prog->files; f; f = f->next)
 			for (struct probe *a = f->probes; a; a = a->next) {
-				if (!a->alias || !components_match(prefix, a->alias_name->components))
+				if (!a->alias || (literal_first && strcmp(a->alias_name->components->name,
+									  prefix->name) != 0) ||
+				    !components_match(prefix, a->alias_name->components))
 					continue;
 				*out = xrealloc(*out, (found + 1) * sizeof(**out));
 				(*out)[found++] = (struct alias_match){ a, rest };

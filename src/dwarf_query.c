@@ -379,6 +379,31 @@ static void drop_same_address(struct dw_sites *out, int first)
 	out->count = kept;
 }
 
+/*
+ * The site of F from its own DIE, when F is a function with one body and no inlined
+ * instances (the index says so): the same as function_die() finds by walking F's unit,
+ * without the walk (a syscall.* wildcard names hundreds of such functions in as many
+ * units).  False when F needs the walk.
+ */
+static bool function_site_direct(struct unit_query *q, const struct dw_function *f)
+{
+	Dwarf_Die die, cu;
+
+	if ((f->flags & (DWF_OUT_OF_LINE | DWF_INLINED | DWF_NO_DWARF)) != DWF_OUT_OF_LINE ||
+	    !dw_module_open(q->m) || !dwarf_offdie(q->m->dwarf, f->die, &die) ||
+	    dwarf_tag(&die) != DW_TAG_subprogram || !dw_die_has_code(&die) ||
+	    dwarf_hasattr(&die, DW_AT_abstract_origin) ||
+	    !dwarf_offdie(q->m->dwarf, f->cu, &cu))
+		return false;
+	q->wanted = &f;
+	q->nwanted = 1;
+	q->optimized = unit_optimized(&cu);
+	function_die(q, &die, DW_UNIT_FUNCTION, 0);
+	q->wanted = NULL;
+	q->nwanted = 0;
+	return true;
+}
+
 void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 		       enum dw_function_filter filter, bool exported_only,
 		       enum dw_prologue prologue, struct dw_sites *out)
@@ -389,7 +414,13 @@ void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 	const struct dw_function **matched = dw_match_functions(m, pat, exported_only, false, out,
 							     &n);
 
-	dw_for_each_unit(&q, matched, n, function_die);
+	int walk = 0;
+
+	/* a function with only its own out-of-line body needs no walk of its unit */
+	for (int i = 0; i < n; i++)
+		if (!function_site_direct(&q, matched[i]))
+			matched[walk++] = matched[i];
+	dw_for_each_unit(&q, matched, walk, function_die);
 	free(matched);
 	/* functions without DWARF: by name alone, at their symbol */
 	name_range(ix, pat->function, &lo, &hi);

@@ -13,6 +13,7 @@
  * header's name.
  */
 #include "dw.h"
+#include "cache.h"
 #include "ctype.h"
 
 #include <dwarf.h>
@@ -187,12 +188,52 @@ static const char *header_system(struct header_systems *hs, struct session *s,
 	return hs->items[hs->count++].system;
 }
 
+/*
+ * Where the tracepoints' systems of M are kept: CACHE/tracepoints/KEY, KEY a hash of the
+ * debuginfo file and the stap program (finding a module's systems opens its DWARF; a
+ * kernel.trace("sched:*") over a thousand modules should not).  One "NAME SYSTEM" line
+ * a tracepoint.
+ */
+static char *systems_cache_path(struct dw_module *m)
+{
+	struct hasher h;
+	char *exe = realpath("/proc/self/exe", NULL), *key, *root, *path;
+
+	hasher_init(&h);
+	hash_string(&h, "tracepoint-systems-1");
+	hash_file_stat(&h, m->path);
+	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
+	free(exe);
+	key = hasher_hex(&h);
+	root = cache_dir();
+	path = xasprintf("%s/tracepoints/%s", root, key);
+	free(root);
+	free(key);
+	return path;
+}
+
+/* The system of the tracepoint whose __traceiter_ function is F, from the cache's TEXT
+ * ("NAME SYSTEM" lines), or NULL. */
+static char *cached_system(const char *text, const struct dw_function *f)
+{
+	const char *name = f->name + strlen(TRACEITER);
+	size_t len = strlen(name);
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL)
+		if (strncmp(line, name, len) == 0 && line[len] == ' ')
+			return xstrndup(line + len + 1, strcspn(line + len + 1, "\n"));
+	return NULL;
+}
+
 int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 {
 	struct dw_index *index;
 	struct dw_tracepoint *list = NULL;
 	struct header_systems headers = { 0 };
 	int count = 0;
+	char *cache_path, *cached;
+	struct strbuf lines = { 0 };
 
 	if (m->tracepoints_read) {
 		*out = m->tracepoints;
@@ -200,6 +241,8 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 	}
 	m->tracepoints_read = true;
 	index = dw_module_index(m);
+	cache_path = systems_cache_path(m);
+	cached = cache_mode == CACHE_USE ? read_file(cache_path, NULL) : NULL;
 	for (int i = 0; index && i < index->nfunctions; i++) {
 		const struct dw_function *f = &index->functions[i];
 		const char *from_header;
@@ -208,10 +251,15 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 		if (!starts_with(f->name, TRACEITER) || !f->name[strlen(TRACEITER)] ||
 		    !(f->flags & DWF_OUT_OF_LINE))
 			continue;
-		from_header = f->file ? header_system(&headers, m->session, f->file) : NULL;
-		system = from_header ? xstrdup(from_header) : unit_trace_system(m, f->cu);
+		system = cached ? cached_system(cached, f) : NULL;
+		if (!system) {
+			from_header = f->file ? header_system(&headers, m->session, f->file) :
+					      NULL;
+			system = from_header ? xstrdup(from_header) : unit_trace_system(m, f->cu);
+		}
 		if (!system)
 			system = file_trace_system(f->file ? f->file : "unknown");
+		sb_printf(&lines, "%s %s\n", f->name + strlen(TRACEITER), system);
 		list = xrealloc(list, (count + 1) * sizeof(*list));
 		list[count++] = (struct dw_tracepoint){
 			.name = f->name + strlen(TRACEITER), .system = system, .function = f,
@@ -222,6 +270,16 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 		free(headers.items[h].system);
 	}
 	free(headers.items);
+	if (!cached && cache_mode != CACHE_DISABLED && lines.data) {
+		char *dir = xstrndup(cache_path, strrchr(cache_path, '/') - cache_path);
+
+		if (make_dirs(dir) == 0)
+			install_file(cache_path, lines.data, lines.len);
+		free(dir);
+	}
+	sb_free(&lines);
+	free(cached);
+	free(cache_path);
 	if (count)
 		qsort(list, count, sizeof(*list), compare_tracepoints);
 	m->tracepoints = list;

@@ -75,7 +75,13 @@ static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 			   const char *name)
 {
 	const struct dw_tracepoint *tps;
-	int count = has_tracepoints(m) ? dw_tracepoints(m, &tps) : 0, added = 0;
+	int count, added = 0;
+
+	/* a module read from its DWARF gets its tables into the cache (built with the
+	 * index), so that a later wildcard over the modules opens none of their DWARF */
+	if (!m->cache_blob)
+		dw_module_index(m);
+	count = has_tracepoints(m) ? dw_tracepoints(m, &tps) : 0;
 
 	for (int i = 0; i < count; i++) {
 		const struct dw_tracepoint *tp = &tps[i];

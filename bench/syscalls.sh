@@ -1,0 +1,46 @@
+#!/bin/bash
+# syscalls.sh - the syscall tapset and the tracepoints against Debian's stap 4.8, as time
+# ratios measured in one run (warm: our function index and generated syscall tapset in
+# the cache; Debian's stap keeps no such cache for pass 2).
+#
+#   1. -p2 of `probe syscall.* { calls[name]++ }`: mean over RUNS runs.  Target: at most
+#      1/5 of Debian's time.  Also ours cold (a fresh cache: the kernel's function index
+#      and the syscall tapset generated first).
+#   2. -L 'syscall.*' (every syscall alias with its variables) and -p2 of
+#      `probe kernel.trace("sched:*") { n++ }`: mean over RUNS runs.
+#
+# usage: bench/syscalls.sh [RUNS]     (RUNS defaults to 3; needs Debian's systemtap, GNU
+#                                      time and the reference kernel's -dbg package)
+source "$(dirname "$0")/lib.sh"
+[ -f "/usr/lib/debug/boot/vmlinux-$rel" ] || { echo "needs linux-image-$rel-dbg (./setup)" >&2; exit 1; }
+export STAPLER_CACHE_DIR=$work/cache
+"$top/../shared/tools/reference-stap" "$rel" >/dev/null
+
+# a global named n would clash with the tapset's locals named n (in stap too): calls
+printf 'global calls\nprobe syscall.* { calls[name]++ }\n' >"$work/all.stp"
+printf 'global n\nprobe kernel.trace("sched:*") { n++ }\n' >"$work/sched.stp"
+
+start=$(date +%s%N)
+"$ours" -r "$rel" -p2 "$work/all.stp" >"$work/ours.txt" 2>&1 ||
+	{ echo "our -p2 fails:" >&2; cat "$work/ours.txt" >&2; exit 1; }
+cold_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+"$theirs" -r "$rel" -p2 "$work/all.stp" >"$work/theirs.txt" 2>&1 ||
+	{ echo "Debian's -p2 fails:" >&2; head "$work/theirs.txt" >&2; exit 1; }
+read -r our_ms our_kb < <(measure "$ours" -r "$rel" -p2 "$work/all.stp")
+read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -p2 "$work/all.stp")
+echo "-p2 of syscall.* ($(grep -c '^kernel\.\|^kprobe\.' "$work/ours.txt") probes; Debian's" \
+	"$(grep -c '^kernel\.\|^kprobe\.' "$work/theirs.txt")): stapler ${our_ms} ms ${our_kb} kB" \
+	"(cold ${cold_ms} ms); Debian's stap ${their_ms} ms ${their_kb} kB"
+echo "  time ratio $(ratio "$our_ms" "$their_ms") (target <= 0.2)," \
+	"memory ratio $(ratio "$our_kb" "$their_kb")"
+
+read -r our_ms our_kb < <(measure "$ours" -r "$rel" -L 'syscall.*')
+read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -L 'syscall.*')
+echo "-L 'syscall.*': stapler ${our_ms} ms ${our_kb} kB; Debian's stap ${their_ms} ms ${their_kb} kB"
+echo "  time ratio $(ratio "$our_ms" "$their_ms")"
+
+read -r our_ms our_kb < <(measure "$ours" -r "$rel" -p2 "$work/sched.stp")
+read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -p2 "$work/sched.stp")
+echo "-p2 of kernel.trace(\"sched:*\"): stapler ${our_ms} ms ${our_kb} kB; Debian's stap" \
+	"${their_ms} ms ${their_kb} kB"
+echo "  time ratio $(ratio "$our_ms" "$their_ms")"
