@@ -13,7 +13,8 @@
  * Then functions no longer called and globals no longer used are dropped.  At the end a
  * handler with no side effect left goes ("Probe ... has been elided").
  * What has side effects: writes to globals, printing, calls of functions that have them
- * (embedded C unless marked pure), delete, <<< to a global, target writes.
+ * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
+ * read has none (stap elides an unused $var too, and with it the fault it could have).
  */
 #include "elaborate.h"
 #include "family.h"
@@ -81,13 +82,17 @@ static bool side_effects(struct node *n)
 		return !n->func;
 	case ND_PRINT:
 		return n->print < PRINT_SPRINT || list_has_side_effects(n->args);
-	case ND_ACCUMULATE:
-	case ND_DELETE:
-	case ND_EMBEDDED_EXPR:
-	case ND_TARGET:
+	case ND_TARGET:		/* reads, as in stap: an unused one goes (and cannot fault) */
 	case ND_CAST:
 	case ND_AT_VAR:
 	case ND_AUTOCAST:
+		for (struct target_component *c = n->components; c; c = c->next)
+			if (side_effects(c->index))
+				return true;
+		return side_effects(n->lhs) || side_effects(n->rhs) || list_has_side_effects(n->args);
+	case ND_ACCUMULATE:
+	case ND_DELETE:
+	case ND_EMBEDDED_EXPR:
 	case ND_PERF:
 	case ND_ENTRY:
 	case ND_NEXT:
