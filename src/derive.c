@@ -549,7 +549,8 @@ static struct probe_body *handler_for(struct derived_probe *dp)
 	struct probe_body *h = dp->handler, *copy;
 	bool found = false;
 
-	if (!dp->family->resolve_target)
+	/* a family without target variables still keeps @entry() per return probe */
+	if (!dp->family->resolve_target && !dp->saves_entry)
 		return h;
 	walk_nodes(h->body, is_target_variable, &found);
 	if (!found)

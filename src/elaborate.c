@@ -417,6 +417,24 @@ static void check_foreach_changes(struct elaborator *el)
 
 /* ---- the pass ---- */
 
+/*
+ * Whether the script may name a probe of the generated syscall tapset: its text says
+ * "syscall", or one of its probe points does (a point given as $1 is in the parsed
+ * point only), or one starts with a wildcard.
+ */
+static bool names_syscall_probes(struct stapfile *user)
+{
+	if (user->source && user->source->text && strstr(user->source->text, "syscall"))
+		return true;
+	for (struct probe *p = user->probes; p; p = p->next)
+		for (struct probe_point *pt = p->points; pt; pt = pt->next)
+			for (struct component *c = pt->components; c; c = c->next)
+				if (c->name && (strstr(c->name, "syscall") ||
+						(c == pt->components && strpbrk(c->name, "*?["))))
+					return true;
+	return false;
+}
+
 static void setup(struct elaborator *el, struct session *s, struct preprocessor *pp,
 		  struct stapfile *user)
 {
@@ -430,8 +448,7 @@ static void setup(struct elaborator *el, struct session *s, struct preprocessor 
 	el->body_tail = &el->prog->bodies;
 	el->probe_tail = &el->prog->probes;
 	/* syscall.* and nd_syscall.* are written for the target kernel, when named */
-	if (user->source && user->source->text && strstr(user->source->text, "syscall") &&
-	    !s->generated_tapsets.count) {
+	if (names_syscall_probes(user) && !s->generated_tapsets.count) {
 		char *dir = syscall_tapset_dir(el);
 
 		if (dir)

@@ -88,6 +88,7 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 		k->symbol = pattern;
 		k->is_return = is_return;
 		k->maxactive = maxactive;
+		proto->saves_entry = is_return;	/* the kretprobe's entry handler: @entry() */
 		dp = add_derived_probe(el, proto, probe_point_text(pp, false), k);
 		dp->note = xasprintf(" name = %s:%s", module, pattern);
 		return true;
@@ -123,6 +124,7 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 			if (suffix->arg)
 				sb_printf(&name, "(%" PRId64 ")", suffix->arg->number);
 		}
+		proto->saves_entry = is_return;
 		dp = add_derived_probe(el, proto, sb_steal(&name), k);
 		dp->note = xasprintf(" name = %s", names.items[i]);
 	}
@@ -150,6 +152,13 @@ static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 	if (k->maxactive > 0)	/* the kernel's field is an int */
 		sb_printf(sb, ", .maxactive = %" PRId64,
 			  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
+	if (k->is_return && dp->handler->nentries) {	/* @entry(): kept from the entry */
+		char *size = entry_offset(dp->handler, dp->handler->nentries);
+
+		sb_printf(sb, ", .entry_probe = &probe_%d_entry_probe, .data_size = %s",
+			  dp->handler->index, size);
+		free(size);
+	}
 	sb_puts(sb, " },\n");
 }
 
