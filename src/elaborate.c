@@ -420,7 +420,7 @@ static void check_foreach_changes(struct elaborator *el)
 /*
  * Whether the script may name a probe of the generated syscall tapset: its text says
  * "syscall", or one of its probe points does (a point given as $1 is in the parsed
- * point only), or one starts with a wildcard.
+ * point only).
  */
 static bool names_syscall_probes(struct stapfile *user)
 {
@@ -429,8 +429,7 @@ static bool names_syscall_probes(struct stapfile *user)
 	for (struct probe *p = user->probes; p; p = p->next)
 		for (struct probe_point *pt = p->points; pt; pt = pt->next)
 			for (struct component *c = pt->components; c; c = c->next)
-				if (c->name && (strstr(c->name, "syscall") ||
-						(c == pt->components && strpbrk(c->name, "*?["))))
+				if (c->name && strstr(c->name, "syscall"))
 					return true;
 	return false;
 }
