@@ -39,8 +39,11 @@ read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -L 'syscall.*')
 echo "-L 'syscall.*': stapler ${our_ms} ms ${our_kb} kB; Debian's stap ${their_ms} ms ${their_kb} kB"
 echo "  time ratio $(ratio "$our_ms" "$their_ms")"
 
+start=$(date +%s%N)	# cold: the modules' tables and tracepoint systems into the cache
+"$ours" -r "$rel" -p2 "$work/sched.stp" >/dev/null 2>&1
+cold_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 read -r our_ms our_kb < <(measure "$ours" -r "$rel" -p2 "$work/sched.stp")
 read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -p2 "$work/sched.stp")
-echo "-p2 of kernel.trace(\"sched:*\"): stapler ${our_ms} ms ${our_kb} kB; Debian's stap" \
-	"${their_ms} ms ${their_kb} kB"
+echo "-p2 of kernel.trace(\"sched:*\"): stapler ${our_ms} ms ${our_kb} kB (cold ${cold_ms} ms);" \
+	"Debian's stap ${their_ms} ms ${their_kb} kB"
 echo "  time ratio $(ratio "$our_ms" "$their_ms")"
