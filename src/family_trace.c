@@ -20,6 +20,7 @@
 
 #include <fnmatch.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 static const char *const trace_templates[] = {
@@ -177,6 +178,16 @@ static bool trace_build(struct elaborator *el, struct probe_point *pp,
 
 /* ---- target variables ---- */
 
+/* The size of argument TYPE when the tracepoint passes a struct or union by value (the
+ * probe function keeps a copy and the script reads it in memory), else 0. */
+static uint64_t by_value_size(struct ctype *type)
+{
+	struct ctype *r = ctype_resolve(type);
+
+	return r && (r->kind == CT_STRUCT || r->kind == CT_UNION) && !r->incomplete ? r->size :
+	       0;
+}
+
 /* The access of argument I: the value the tracepoint passed. */
 static struct target_access *argument_access(int i)
 {
@@ -224,6 +235,7 @@ static enum target_resolution trace_resolve_target(struct elaborator *el,
 		for (int i = 0; i < p->nargs; i++) {
 			struct target_access *a = argument_access(i);
 
+			a->start_is_value = !by_value_size(p->args[i].type);
 			a->type = p->args[i].type;
 			target_pretty_variable(list, p->args[i].name, a, a->type, n->pretty);
 		}
@@ -235,6 +247,10 @@ static enum target_resolution trace_resolve_target(struct elaborator *el,
 	for (int i = 0; i < p->nargs; i++) {
 		if (strcmp(p->args[i].name, name) == 0) {
 			struct target_access *a = argument_access(i);
+
+			/* a struct passed by value: the argument is its copy's address */
+			if (by_value_size(p->args[i].type))
+				a->start_is_value = false;
 
 			if (!target_components(el, n, a, p->args[i].type, quiet))
 				return TARGET_UNRESOLVED;
@@ -272,18 +288,33 @@ static void trace_emit(struct emitter *e, struct program *prog)
 	};
 
 	/* the kernel calls it with (void *data, the tracepoint's arguments): each an
-	 * integer or a pointer, one register or stack slot, kept as a u64 */
+	 * integer or a pointer, one register or stack slot, kept as a u64; a struct passed
+	 * by value is taken as an array of as many eightbytes (integer members only in the
+	 * kernel: the x86-64 ABI passes both alike, in registers up to 16 bytes, else on
+	 * the stack), and kept as its copy's address */
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		struct trace_probe *p = dp->data;
 
 		if (dp->family != &trace_family)
 			continue;
+		for (int i = 0; i < p->nargs; i++) {
+			uint64_t size = by_value_size(p->args[i].type);
+
+			if (size)
+				emit(e, "struct stp_trace_%d_arg%d { u64 w[%" PRIu64 "]; };\n",
+				     dp->index, i, (size + 7) / 8);
+		}
 		emit(e, "static void stp_trace_probe_%d(void *data", dp->index);
-		for (int i = 0; i < p->nargs; i++)
-			emit(e, ", u64 a%d", i);
+		for (int i = 0; i < p->nargs; i++) {
+			if (by_value_size(p->args[i].type))
+				emit(e, ", struct stp_trace_%d_arg%d a%d", dp->index, i, i);
+			else
+				emit(e, ", u64 a%d", i);
+		}
 		emit(e, ")\n{\n\tu64 args[] = { ");
 		for (int i = 0; i < p->nargs; i++)
-			emit(e, "%sa%d", i ? ", " : "", i);
+			emit(e, by_value_size(p->args[i].type) ? "%s(u64)(uintptr_t)&a%d" :
+			     "%sa%d", i ? ", " : "", i);
 		emit(e, "%s };\n\n\tstp_trace_run(&stp_probes[%d], args);\n}\n\n",
 		     p->nargs ? "" : "0", dp->index);
 	}
@@ -298,9 +329,12 @@ static const char *trace_missing(struct derived_probe *dp)
 	for (int i = 0; i < p->nargs; i++) {
 		struct ctype *r = ctype_resolve(p->args[i].type);
 
+		if (by_value_size(p->args[i].type))
+			continue;
 		if (!r || r->kind == CT_STRUCT || r->kind == CT_UNION || r->kind == CT_ARRAY ||
 		    (r->kind == CT_BASE && (r->is_float || r->size > 8)))
-			return "tracepoints with arguments passed by value as structs or floats";
+			return "tracepoints with arguments passed by value as floats or incomplete "
+			       "structs";
 	}
 	return NULL;
 }
