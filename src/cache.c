@@ -276,6 +276,25 @@ static void hash_strlist(struct hasher *h, const char *label, const struct strli
 	hash_string(h, "(end)");
 }
 
+char *cache_path_for_file(const char *folder, const char *name, const char *tag,
+			  const char *source)
+{
+	struct hasher h;
+	char *exe = realpath("/proc/self/exe", NULL), *dir, *key, *path;
+
+	hasher_init(&h);
+	hash_string(&h, tag);
+	hash_file_stat(&h, source);
+	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
+	free(exe);
+	key = hasher_hex(&h);
+	dir = cache_dir();
+	path = xasprintf("%s/%s/%s%s", dir, folder, name, key);
+	free(dir);
+	free(key);
+	return path;
+}
+
 /*
  * The key of a script's module: the program pass 2 made (with bodies), plus the inputs
  * that change the C without showing in it (source names and positions appear in the C's

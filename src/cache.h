@@ -30,6 +30,10 @@ void hash_kernel(struct hasher *h, struct session *s);
 char *hasher_hex(const struct hasher *h);	/* 32 hex digits */
 
 char *cache_dir(void);
+/* CACHE/FOLDER/NAMEKEY: the cache file of what this stap program derives from the file
+ * SOURCE (KEY: a hash of TAG, SOURCE's identity and size and time, and the program's). */
+char *cache_path_for_file(const char *folder, const char *name, const char *tag,
+			  const char *source);
 int make_dirs(const char *path);
 int install_file(const char *path, const void *data, size_t len);	/* atomic */
 int cache_clean(bool verbose);

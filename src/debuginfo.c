@@ -64,6 +64,14 @@ static bool has_dwarf(const char *path)
 	return found;
 }
 
+/* Tests: STAPLER_NO_DEBUGINFO=1 behaves as on a machine without any debuginfo. */
+static bool debuginfo_hidden(void)
+{
+	const char *v = getenv("STAPLER_NO_DEBUGINFO");
+
+	return v && *v;
+}
+
 static char *find_kernel(struct debuginfo *di)
 {
 	const char *rel = di->release;
@@ -74,8 +82,7 @@ static char *find_kernel(struct debuginfo *di)
 		xasprintf("/boot/vmlinux-%s", rel),
 	};
 	char *found = NULL;
-	/* tests: behave as on a machine without the kernel's debuginfo */
-	bool none = getenv("STAPLER_NO_DEBUGINFO") && *getenv("STAPLER_NO_DEBUGINFO");
+	bool none = debuginfo_hidden();
 
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
 		if (!found && !none && has_dwarf(candidates[i]))
@@ -136,7 +143,7 @@ static void scan_all_modules(struct debuginfo *di)
 		return;
 	di->modules_scanned = true;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!(getenv("STAPLER_NO_DEBUGINFO") && *getenv("STAPLER_NO_DEBUGINFO")))
+		if (!debuginfo_hidden())
 			scan_modules(&di->module_paths, dirs[i], 0);
 		free(dirs[i]);
 	}

@@ -150,7 +150,6 @@ static struct component *name_components(const char *name)
 	return head.next;
 }
 
-/* Loads the tapset files whose aliases could match PP, fully or with a suffix. */
 static void free_components(struct component *c)
 {
 	while (c) {
@@ -161,6 +160,7 @@ static void free_components(struct component *c)
 	}
 }
 
+/* Loads the tapset files whose aliases could match PP, fully or with a suffix. */
 static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 {
 	const char **names;

@@ -318,6 +318,9 @@ void dw_add_site(struct dw_sites *out, const struct dw_site *site);
 int dw_compare_sites(const void *a, const void *b);
 bool dw_usable(struct dw_module *m, uint64_t addr);	/* in text, not blocked */
 const struct dw_function *dw_wanted_function(struct unit_query *q, Dwarf_Off die);
+/* The functions [*LO, *HI) of the index that PATTERN's name may match: those of the name
+ * when it has no wildcard (the index is sorted by name), else all. */
+void dw_name_range(struct dw_index *ix, const char *pattern, int *lo, int *hi);
 /* The index's functions PAT names (with DWARF), grouped by unit; refusals noted in OUT. */
 const struct dw_function **dw_match_functions(struct dw_module *m,
 					      const struct dw_pattern *pat, bool exported_only,

@@ -51,19 +51,10 @@ struct function_record {
 
 static char *cache_path(struct dw_module *m)
 {
-	struct hasher h;
-	char *exe = realpath("/proc/self/exe", NULL), *dir, *key, *path;
+	char *prefix = xasprintf("%s-", m->name);
+	char *path = cache_path_for_file("dwarf", prefix, MAGIC, m->path);
 
-	hasher_init(&h);
-	hash_string(&h, MAGIC);
-	hash_file_stat(&h, m->path);
-	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
-	free(exe);
-	key = hasher_hex(&h);
-	dir = cache_dir();
-	path = xasprintf("%s/dwarf/%s-%s", dir, m->name, key);
-	free(dir);
-	free(key);
+	free(prefix);
 	return path;
 }
 

@@ -293,10 +293,7 @@ static int compare_by_unit(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-/* The index's functions PAT names (with DWARF), grouped by unit; refusals noted. */
-/* The functions [*LO, *HI) of the index that PATTERN's name may match: those of the name
- * when it has no wildcard (the index is sorted by name), else all. */
-static void name_range(struct dw_index *ix, const char *pattern, int *lo, int *hi)
+void dw_name_range(struct dw_index *ix, const char *pattern, int *lo, int *hi)
 {
 	int first = 0, last = ix->nfunctions;
 
@@ -327,7 +324,7 @@ const struct dw_function **dw_match_functions(struct dw_module *m,
 	const struct dw_function **matched;
 	int n = 0, lo, hi;
 
-	name_range(ix, pat->function, &lo, &hi);
+	dw_name_range(ix, pat->function, &lo, &hi);
 	matched = xcalloc(hi - lo + 1, sizeof(*matched));
 	for (int i = lo; i < hi; i++) {
 		const struct dw_function *f = &ix->functions[i];
@@ -423,7 +420,7 @@ void dw_function_sites(struct dw_module *m, const struct dw_pattern *pat,
 	dw_for_each_unit(&q, matched, walk, function_die);
 	free(matched);
 	/* functions without DWARF: by name alone, at their symbol */
-	name_range(ix, pat->function, &lo, &hi);
+	dw_name_range(ix, pat->function, &lo, &hi);
 	for (int i = lo; i < hi && !pat->file && filter != DW_INLINE; i++) {
 		const struct dw_function *f = &ix->functions[i];
 

@@ -196,33 +196,33 @@ static const char *header_system(struct header_systems *hs, struct session *s,
  */
 static char *systems_cache_path(struct dw_module *m)
 {
-	struct hasher h;
-	char *exe = realpath("/proc/self/exe", NULL), *key, *root, *path;
-
-	hasher_init(&h);
-	hash_string(&h, "tracepoint-systems-1");
-	hash_file_stat(&h, m->path);
-	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
-	free(exe);
-	key = hasher_hex(&h);
-	root = cache_dir();
-	path = xasprintf("%s/tracepoints/%s", root, key);
-	free(root);
-	free(key);
-	return path;
+	return cache_path_for_file("tracepoints", "", "tracepoint-systems-1", m->path);
 }
 
-/* The system of the tracepoint whose __traceiter_ function is F, from the cache's TEXT
- * ("NAME SYSTEM" lines), or NULL. */
-static char *cached_system(const char *text, const struct dw_function *f)
+/*
+ * The system of the tracepoint whose __traceiter_ function is F, from the cache's TEXT
+ * ("NAME SYSTEM" lines), or NULL.  The lines are in the order the index gives the
+ * functions: *NEXT, the line after the last one found, is tried first.
+ */
+static char *cached_system(const char *text, const char **next, const struct dw_function *f)
 {
 	const char *name = f->name + strlen(TRACEITER);
 	size_t len = strlen(name);
 
-	for (const char *line = text; line && *line; line = strchr(line, '\n'),
-	     line = line ? line + 1 : NULL)
-		if (strncmp(line, name, len) == 0 && line[len] == ' ')
-			return xstrndup(line + len + 1, strcspn(line + len + 1, "\n"));
+	for (int pass = 0; pass < 2; pass++)
+		for (const char *line = pass ? text : *next; line && *line;
+		     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			size_t n;
+
+			if (strncmp(line, name, len) != 0 || line[len] != ' ') {
+				if (!pass)
+					break;	/* not in order: search the whole text */
+				continue;
+			}
+			n = strcspn(line + len + 1, "\n");
+			*next = line + len + 1 + n + (line[len + 1 + n] == '\n');
+			return xstrndup(line + len + 1, n);
+		}
 	return NULL;
 }
 
@@ -233,6 +233,7 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 	struct header_systems headers = { 0 };
 	int count = 0;
 	char *cache_path, *cached;
+	const char *next;
 	struct strbuf lines = { 0 };
 
 	if (m->tracepoints_read) {
@@ -243,6 +244,7 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 	index = dw_module_index(m);
 	cache_path = systems_cache_path(m);
 	cached = cache_mode == CACHE_USE ? read_file(cache_path, NULL) : NULL;
+	next = cached;
 	for (int i = 0; index && i < index->nfunctions; i++) {
 		const struct dw_function *f = &index->functions[i];
 		const char *from_header;
@@ -251,7 +253,7 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 		if (!starts_with(f->name, TRACEITER) || !f->name[strlen(TRACEITER)] ||
 		    !(f->flags & DWF_OUT_OF_LINE))
 			continue;
-		system = cached ? cached_system(cached, f) : NULL;
+		system = cached ? cached_system(cached, &next, f) : NULL;
 		if (!system) {
 			from_header = f->file ? header_system(&headers, m->session, f->file) :
 					      NULL;

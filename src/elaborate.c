@@ -616,20 +616,25 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 		sorted[i] = &el.listed[i];
 	if (el.nlisted)
 		qsort(sorted, el.nlisted, sizeof(*sorted), compare_listed);
-	/* the aliases' locals: all in one elaboration, or (if it fails) one by one */
+	/* the aliases' locals (ALIAS_VARS[i] of SORTED[i]): all in one elaboration, or (if
+	 * it fails) one by one */
 	struct probe_point **points = xcalloc(el.nlisted + 1, sizeof(*points));
+	char **found = xcalloc(el.nlisted + 1, sizeof(*found));
 	char **alias_vars = xcalloc(el.nlisted + 1, sizeof(*alias_vars));
-	int npoints = 0;
+	int *where = xcalloc(el.nlisted + 1, sizeof(*where)), npoints = 0;
 
 	for (int i = 0; locals && i < el.nlisted; i++)
 		if (!sorted[i]->variables && sorted[i]->alias_point &&
-		    (i == 0 || strcmp(sorted[i]->name, sorted[i - 1]->name) != 0))
+		    (i == 0 || strcmp(sorted[i]->name, sorted[i - 1]->name) != 0)) {
+			where[npoints] = i;
 			points[npoints++] = sorted[i]->alias_point;
-	if (npoints && !alias_locals(s, pp, user, points, npoints, alias_vars))
-		for (int i = 0; i < npoints; i++)
-			if (!alias_locals(s, pp, user, &points[i], 1, &alias_vars[i]))
-				alias_vars[i] = NULL;
-	npoints = 0;
+		}
+	if (npoints && !alias_locals(s, pp, user, points, npoints, found))
+		for (int k = 0; k < npoints; k++)
+			if (!alias_locals(s, pp, user, &points[k], 1, &found[k]))
+				found[k] = NULL;
+	for (int k = 0; k < npoints; k++)
+		alias_vars[where[k]] = found[k];
 	for (int i = 0; i < el.nlisted; i++) {
 		struct listed_point *lp = sorted[i];
 		char *vars;
@@ -638,8 +643,7 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 			continue;
 		vars = !locals ? xstrdup("") :
 		       lp->variables ? xstrdup(lp->variables) :
-		       !lp->alias_point ? xstrdup("") :
-		       alias_vars[npoints] ? alias_vars[npoints++] : (npoints++, xstrdup(""));
+		       alias_vars[i] ? alias_vars[i] : xstrdup("");
 		for (int k = i + 1; locals && lp->variables && k < el.nlisted &&
 				    strcmp(sorted[k]->name, lp->name) == 0; k++)
 			if (sorted[k]->variables)
@@ -648,7 +652,9 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 		free(vars);
 	}
 	free(points);
+	free(found);
 	free(alias_vars);
+	free(where);
 	free(sorted);
 	return lines;
 }

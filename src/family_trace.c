@@ -188,13 +188,14 @@ static uint64_t by_value_size(struct ctype *type)
 	       0;
 }
 
-/* The access of argument I: the value the tracepoint passed. */
-static struct target_access *argument_access(int i)
+/* The access of argument I of P: the value the tracepoint passed. */
+static struct target_access *argument_access(const struct trace_probe *p, int i)
 {
 	struct target_access *a = xcalloc(1, sizeof(*a));
 
 	a->start = xasprintf("stp_trace_arg(c, %d)", i);
-	a->start_is_value = true;
+	/* a struct passed by value: the argument is its copy's address */
+	a->start_is_value = !by_value_size(p->args[i].type);
 	a->regno = -1;
 	return a;
 }
@@ -233,9 +234,8 @@ static enum target_resolution trace_resolve_target(struct elaborator *el,
 		struct node *call, *next = n->next;
 
 		for (int i = 0; i < p->nargs; i++) {
-			struct target_access *a = argument_access(i);
+			struct target_access *a = argument_access(p, i);
 
-			a->start_is_value = !by_value_size(p->args[i].type);
 			a->type = p->args[i].type;
 			target_pretty_variable(list, p->args[i].name, a, a->type, n->pretty);
 		}
@@ -246,11 +246,7 @@ static enum target_resolution trace_resolve_target(struct elaborator *el,
 	}
 	for (int i = 0; i < p->nargs; i++) {
 		if (strcmp(p->args[i].name, name) == 0) {
-			struct target_access *a = argument_access(i);
-
-			/* a struct passed by value: the argument is its copy's address */
-			if (by_value_size(p->args[i].type))
-				a->start_is_value = false;
+			struct target_access *a = argument_access(p, i);
 
 			if (!target_components(el, n, a, p->args[i].type, quiet))
 				return TARGET_UNRESOLVED;

@@ -581,17 +581,10 @@ static const struct dw_function *find_function(struct dw_index *index, const cha
 					       int *copies)
 {
 	const struct dw_function *found = NULL;
-	int lo = 0, hi = index->nfunctions, count = 0;
+	int lo, hi, count = 0;
 
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (strcmp(index->functions[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < index->nfunctions && strcmp(index->functions[lo].name, name) == 0; lo++) {
+	dw_name_range(index, name, &lo, &hi);
+	for (; lo < hi; lo++) {
 		const struct dw_function *f = &index->functions[lo];
 
 		if (f->flags & DWF_NO_DWARF)	/* a symbol the DWARF does not describe */
@@ -828,7 +821,136 @@ static bool table_syscalls(struct dw_module *k, struct strlist *names)
 }
 
 /* The tapset's text for the kernel K. */
-static void put_syscall_any(struct strbuf *sb, struct session *s);
+/* Reads FILE under the kernel's source folders into TEXT (appended); false if none. */
+static bool read_kernel_file(struct session *s, const char *file, struct strbuf *text)
+{
+	struct strlist dirs = kernel_source_folders(s);
+	bool found = false;
+
+	for (int i = 0; i < dirs.count && !found; i++) {
+		char *path = xasprintf("%s/%s", dirs.items[i], file);
+		char *content = read_file(path, NULL);
+
+		if (content) {
+			sb_puts(text, content);
+			sb_putc(text, '\n');
+			found = true;
+		}
+		free(content);
+		free(path);
+	}
+	strlist_free(&dirs);
+	return found;
+}
+
+/* One row of a syscall table of the build tree: its number and entry functions. */
+struct table_entry {
+	int nr;
+	char native[64], compat[64];	/* "sys_open", "compat_sys_open" ("": none) */
+};
+
+/* The build tree's two tables (a count of -1: no such file). */
+struct syscall_tables {
+	struct table_entry *x64, *ia32;
+	int nx64, nia32;
+};
+
+/*
+ * The BITS-bit (64 or 32) syscall table the kernel's build wrote,
+ * arch/x86/include/generated/asm/syscalls_BITS.h: "__SYSCALL(NR, sys_NAME)" and
+ * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)" rows.  Their number, or -1
+ * when the build tree has no such file.
+ */
+static int read_table(struct session *s, int bits, struct table_entry **out)
+{
+	struct strbuf text = { 0 };
+	char *file = xasprintf("arch/x86/include/generated/asm/syscalls_%d.h", bits);
+	int n = 0;
+
+	*out = NULL;
+	if (!read_kernel_file(s, file, &text)) {
+		free(file);
+		return -1;
+	}
+	free(file);
+	for (char *line = text.data; line && *line; ) {
+		char *end = strchr(line, '\n');
+		struct table_entry e = { 0 };
+
+		if (end)
+			*end = '\0';
+		if (sscanf(line, "__SYSCALL_WITH_COMPAT(%d, %63[a-z0-9_], %63[a-z0-9_])", &e.nr,
+			   e.native, e.compat) == 3 ||
+		    sscanf(line, "__SYSCALL(%d, %63[a-z0-9_])", &e.nr, e.native) == 2) {
+			*out = xrealloc(*out, (n + 1) * sizeof(**out));
+			(*out)[n++] = e;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	sb_free(&text);
+	return n;
+}
+
+static struct syscall_tables read_tables(struct session *s)
+{
+	struct syscall_tables t;
+
+	t.nx64 = read_table(s, 64, &t.x64);
+	t.nia32 = read_table(s, 32, &t.ia32);
+	return t;
+}
+
+static void free_tables(struct syscall_tables *t)
+{
+	free(t->x64);
+	free(t->ia32);
+}
+
+/*
+ * syscall_any and syscall_any.return (stap's tapset::syscall_any(3stap)): every system
+ * call through the raw_syscalls tracepoints, with syscall_nr and name (the name the
+ * syscall.* probe of the call has), retval on return.  The names come from the build
+ * tree's tables, the 32-bit one for a task in a 32-bit call.
+ */
+static void put_syscall_any(struct strbuf *sb, const struct syscall_tables *tables)
+{
+	sb_puts(sb, "%{\n#include <linux/compat.h>\n");
+	for (int bits = 64; bits >= 32; bits -= 32) {
+		const struct table_entry *table = bits == 64 ? tables->x64 : tables->ia32;
+		int n = bits == 64 ? tables->nx64 : tables->nia32;
+
+		sb_printf(sb, "static const char *const stp_syscall_names_%d[] = {\n", bits);
+		for (int i = 0; i < n; i++) {
+			const char *func = bits == 32 && table[i].compat[0] ? table[i].compat :
+					   table[i].native;
+			const char *name = strstr(func, "sys_"), *probe, *shown;
+
+			if (!name || strcmp(name, "sys_ni_syscall") == 0)
+				continue;
+			probe_name(name + strlen("sys_"), &probe, &shown);
+			sb_printf(sb, "\t[%d] = \"%s\",\n", table[i].nr, shown);
+		}
+		sb_puts(sb, "\tNULL\n};\n");
+	}
+	sb_puts(sb, "%}\n\n"
+		"// the name of system call NR in the current task's ABI (\"\" if none)\n"
+		"function __syscall_name:string (nr:long) %{ /* pure */ /* unprivileged */\n"
+		"\tconst char *const *names = stp_syscall_names_64;\n"
+		"\tsize_t count = ARRAY_SIZE(stp_syscall_names_64);\n\n"
+		"\tif (in_ia32_syscall()) {\n"
+		"\t\tnames = stp_syscall_names_32;\n"
+		"\t\tcount = ARRAY_SIZE(stp_syscall_names_32);\n"
+		"\t}\n"
+		"\tSTAP_RETVALUE[0] = '\\0';\n"
+		"\tif (STAP_ARG_nr >= 0 && STAP_ARG_nr < (int64_t)count && names[STAP_ARG_nr])\n"
+		"\t\tstrlcpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
+		"%}\n\n"
+		"probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
+		"\tsyscall_nr = $id\n\tname = __syscall_name(syscall_nr)\n}\n"
+		"probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\")\n{\n"
+		"\tsyscall_nr = $regs->orig_ax\n\tname = __syscall_name(syscall_nr)\n"
+		"\tretval = $ret\n}\n\n");
+}
 
 /* Adds to NAMES the NAME of each function symbol PREFIXNAME of K but PREFIXni_syscall. */
 static void entry_symbols(struct dw_module *k, const char *prefix, struct strlist *names)
@@ -847,6 +969,14 @@ static bool has_name(const struct strlist *sorted, const char *name)
 {
 	return sorted->count && bsearch(&name, sorted->items, sorted->count,
 					sizeof(*sorted->items), compare_names);
+}
+
+static bool is_listed(const struct strlist *l, const char *name)
+{
+	for (int i = 0; i < l->count; i++)
+		if (strcmp(l->items[i], name) == 0)
+			return true;
+	return false;
 }
 
 static void sort_names(struct strlist *names)
@@ -877,6 +1007,7 @@ static char *generate(struct dw_module *k)
 	struct dw_index *index = dw_module_index(k);
 	struct strbuf sb = { 0 };
 	struct strlist x64 = { 0 }, ia32 = { 0 }, compat = { 0 };
+	struct syscall_tables tables;
 
 	sb_printf(&sb, "// syscalls.stp - the system calls of %s, generated by stapler's "
 		  "src/syscall_tapset.c\n// from its DWARF: do not edit.\n\n", k->path);
@@ -907,7 +1038,9 @@ static char *generate(struct dw_module *k)
 		      put_syscall(&sb, k, index, &ia32_compat_abi, name)))
 			put_syscall(&sb, k, index, &ia32_abi, name);
 	}
-	put_syscall_any(&sb, k->session);
+	tables = read_tables(k->session);
+	put_syscall_any(&sb, &tables);
+	free_tables(&tables);
 	strlist_free(&x64);
 	strlist_free(&ia32);
 	strlist_free(&compat);
@@ -1090,138 +1223,28 @@ static int prototype_args(const struct abi *abi, const char *syscall, const char
 	return n;
 }
 
-/* Reads FILE under the kernel's source folders into TEXT (appended); false if none. */
-static bool read_kernel_file(struct session *s, const char *file, struct strbuf *text)
+/* The parameters' text of the prototype of FUNC in P, or NULL. */
+static const char *prototype_params(const struct prototypes *p, const char *func)
 {
-	struct strlist dirs = kernel_source_folders(s);
-	bool found = false;
-
-	for (int i = 0; i < dirs.count && !found; i++) {
-		char *path = xasprintf("%s/%s", dirs.items[i], file);
-		char *content = read_file(path, NULL);
-
-		if (content) {
-			sb_puts(text, content);
-			sb_putc(text, '\n');
-			found = true;
-		}
-		free(content);
-		free(path);
-	}
-	strlist_free(&dirs);
-	return found;
+	for (int i = 0; i < p->names.count; i++)
+		if (strcmp(p->names.items[i], func) == 0)
+			return p->params.items[i];
+	return NULL;
 }
 
-/* The aliases of one call of a table, its prototype FUNC in P (none: no arguments). */
-static void put_from_prototype(struct elaborator *el, struct strbuf *sb,
-			       const struct prototypes *p, const struct abi *abi,
-			       const char *syscall, const char *func)
+/* The aliases of one call of a table, with its prototype's PARAMS (NULL: none). */
+static void put_from_prototype(struct elaborator *el, struct strbuf *sb, const struct abi *abi,
+			       const char *syscall, const char *params)
 {
 	struct arg args[6];
-	int n = 0;
 	char *entry = xasprintf("%s%s", abi->entry, syscall);
 	/* not built (sys_ni.c's weak stub is no text symbol), when the symbols say */
 	bool absent = kernel_has_function(el, entry) == 0;
 
 	free(entry);
-	if (absent)
-		return;
-
-	for (int i = 0; i < p->names.count; i++)
-		if (strcmp(p->names.items[i], func) == 0) {
-			n = prototype_args(abi, syscall, p->params.items[i], args);
-			break;
-		}
-	put_aliases(sb, abi, syscall, args, n, NULL);
-}
-
-/* One row of a syscall table of the build tree: its number and entry functions. */
-struct table_entry {
-	int nr;
-	char native[64], compat[64];	/* "sys_open", "compat_sys_open" ("": none) */
-};
-
-/*
- * The BITS-bit (64 or 32) syscall table the kernel's build wrote,
- * arch/x86/include/generated/asm/syscalls_BITS.h: "__SYSCALL(NR, sys_NAME)" and
- * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)" rows.  Their number, or -1
- * when the build tree has no such file.
- */
-static int read_table(struct session *s, int bits, struct table_entry **out)
-{
-	struct strbuf text = { 0 };
-	char *file = xasprintf("arch/x86/include/generated/asm/syscalls_%d.h", bits);
-	int n = 0;
-
-	*out = NULL;
-	if (!read_kernel_file(s, file, &text)) {
-		free(file);
-		return -1;
-	}
-	free(file);
-	for (char *line = text.data; line && *line; ) {
-		char *end = strchr(line, '\n');
-		struct table_entry e = { 0 };
-
-		if (end)
-			*end = '\0';
-		if (sscanf(line, "__SYSCALL_WITH_COMPAT(%d, %63[a-z0-9_], %63[a-z0-9_])", &e.nr,
-			   e.native, e.compat) == 3 ||
-		    sscanf(line, "__SYSCALL(%d, %63[a-z0-9_])", &e.nr, e.native) == 2) {
-			*out = xrealloc(*out, (n + 1) * sizeof(**out));
-			(*out)[n++] = e;
-		}
-		line = end ? end + 1 : NULL;
-	}
-	sb_free(&text);
-	return n;
-}
-
-/*
- * syscall_any and syscall_any.return (stap's tapset::syscall_any(3stap)): every system
- * call through the raw_syscalls tracepoints, with syscall_nr and name (the name the
- * syscall.* probe of the call has), retval on return.  The names come from the build
- * tree's tables, the 32-bit one for a task in a 32-bit call.
- */
-static void put_syscall_any(struct strbuf *sb, struct session *s)
-{
-	sb_puts(sb, "%{\n#include <linux/compat.h>\n");
-	for (int bits = 64; bits >= 32; bits -= 32) {
-		struct table_entry *table;
-		int n = read_table(s, bits, &table);
-
-		sb_printf(sb, "static const char *const stp_syscall_names_%d[] = {\n", bits);
-		for (int i = 0; i < n; i++) {
-			const char *func = bits == 32 && table[i].compat[0] ? table[i].compat :
-					   table[i].native;
-			const char *name = strstr(func, "sys_"), *probe, *shown;
-
-			if (!name || strcmp(name, "sys_ni_syscall") == 0)
-				continue;
-			probe_name(name + strlen("sys_"), &probe, &shown);
-			sb_printf(sb, "\t[%d] = \"%s\",\n", table[i].nr, shown);
-		}
-		sb_puts(sb, "\tNULL\n};\n");
-		free(table);
-	}
-	sb_puts(sb, "%}\n\n"
-		"// the name of system call NR in the current task's ABI (\"\" if none)\n"
-		"function __syscall_name:string (nr:long) %{ /* pure */ /* unprivileged */\n"
-		"\tconst char *const *names = stp_syscall_names_64;\n"
-		"\tsize_t count = ARRAY_SIZE(stp_syscall_names_64);\n\n"
-		"\tif (in_ia32_syscall()) {\n"
-		"\t\tnames = stp_syscall_names_32;\n"
-		"\t\tcount = ARRAY_SIZE(stp_syscall_names_32);\n"
-		"\t}\n"
-		"\tSTAP_RETVALUE[0] = '\\0';\n"
-		"\tif (STAP_ARG_nr >= 0 && STAP_ARG_nr < (int64_t)count && names[STAP_ARG_nr])\n"
-		"\t\tstrlcpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
-		"%}\n\n"
-		"probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
-		"\tsyscall_nr = $id\n\tname = __syscall_name(syscall_nr)\n}\n"
-		"probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\")\n{\n"
-		"\tsyscall_nr = $regs->orig_ax\n\tname = __syscall_name(syscall_nr)\n"
-		"\tretval = $ret\n}\n\n");
+	if (!absent)
+		put_aliases(sb, abi, syscall, args,
+			    params ? prototype_args(abi, syscall, params, args) : 0, NULL);
 }
 
 /*
@@ -1237,12 +1260,12 @@ static char *generate_from_headers(struct elaborator *el)
 	struct strbuf headers = { 0 }, sb = { 0 };
 	struct prototypes protos = { 0 };
 	struct strlist done64 = { 0 }, done32 = { 0 };
-	struct table_entry *table;
-	int n;
+	struct syscall_tables tables = read_tables(s);
 
-	if ((n = read_table(s, 64, &table)) < 0)
+	if (tables.nx64 < 0) {
+		free_tables(&tables);
 		return NULL;
-	free(table);
+	}
 	read_kernel_file(s, "include/linux/syscalls.h", &headers);
 	read_kernel_file(s, "include/linux/compat.h", &headers);
 	read_kernel_file(s, "arch/x86/include/asm/syscalls.h", &headers);
@@ -1254,47 +1277,32 @@ static char *generate_from_headers(struct elaborator *el)
 	sb_puts(&sb, "// how many characters of a buffer argstr shows (stap -G to change it)\n"
 		"global syscall_string_trunc = 50\n\n");
 	for (int bits = 64; bits >= 32; bits -= 32) {
-		if ((n = read_table(s, bits, &table)) < 0)
-			continue;
-		if (bits == 32)
+		const struct table_entry *table = bits == 64 ? tables.x64 : tables.ia32;
+		int n = bits == 64 ? tables.nx64 : tables.nia32;
+		struct strlist *done = bits == 64 ? &done64 : &done32;
+
+		if (bits == 32 && n > 0)
 			sb_puts(&sb, "// 32-bit system calls (ia32)\n\n");
 		for (int t = 0; t < n; t++) {
-			const char *native = table[t].native, *compat = table[t].compat;
+			bool compat = bits == 32 && starts_with(table[t].compat, "compat_sys_");
+			const char *func = compat ? table[t].compat : table[t].native;
+			const char *name = func + strlen(compat ? "compat_sys_" : "sys_");
+			const char *params = prototype_params(&protos, func);
 
-			if (bits == 32 && starts_with(compat, "compat_sys_")) {
-				const char *name = compat + strlen("compat_sys_");
-
-				if (!has_name(&done32, name)) {
-					put_from_prototype(el, &sb, &protos, &ia32_compat_abi,
-							   name, compat);
-					strlist_add(&done32, name);
-					sort_names(&done32);
-				}
-			} else if (starts_with(native, "sys_") &&
-				   strcmp(native, "sys_ni_syscall") != 0) {
-				const char *name = native + strlen("sys_");
-				struct strlist *done = bits == 64 ? &done64 : &done32;
-				struct arg unused[6];
-				int nargs = 0;
-
-				for (int i = 0; i < protos.names.count; i++)
-					if (strcmp(protos.names.items[i], native) == 0)
-						nargs = prototype_args(&x64_abi, name,
-								       protos.params.items[i],
-								       unused);
-				/* SYSCALL_DEFINE0's 32-bit entry is its 64-bit one */
-				if (!has_name(done, name) &&
-				    !(bits == 32 && nargs == 0 && has_name(&done64, name))) {
-					put_from_prototype(el, &sb, &protos, bits == 64 ?
-							   &x64_abi : &ia32_abi, name, native);
-					strlist_add(done, name);
-					sort_names(done);
-				}
-			}
+			if (!starts_with(func, compat ? "compat_sys_" : "sys_") ||
+			    strcmp(func, "sys_ni_syscall") == 0 || is_listed(done, name))
+				continue;
+			/* SYSCALL_DEFINE0's 32-bit entry is its 64-bit one */
+			if (bits == 32 && !compat && (!params || strcmp(params, "void") == 0) &&
+			    is_listed(&done64, name))
+				continue;
+			put_from_prototype(el, &sb, bits == 64 ? &x64_abi : compat ?
+					   &ia32_compat_abi : &ia32_abi, name, params);
+			strlist_add(done, name);
 		}
-		free(table);
 	}
-	put_syscall_any(&sb, s);
+	put_syscall_any(&sb, &tables);
+	free_tables(&tables);
 	sb_free(&headers);
 	strlist_free(&protos.names);
 	strlist_free(&protos.params);
@@ -1307,33 +1315,22 @@ char *syscall_tapset_dir(struct elaborator *el)
 {
 	struct session *s = el->session;
 	struct dw_module *k = debuginfo_kernel(elaborator_debuginfo(el));
-	struct hasher h;
-	char *exe = realpath("/proc/self/exe", NULL), *key, *root, *dir, *path, *text;
 	char *table = s->kernel_build_dir ? xasprintf("%s/arch/x86/include/generated/asm/"
 						      "syscalls_64.h", s->kernel_build_dir) : NULL;
+	char *dir, *path, *text;
 	struct stat st;
 
 	if (k && !dw_module_index(k))
 		k = NULL;
 	if (!k && (!table || stat(table, &st) != 0)) {
 		free(table);
-		free(exe);
 		return NULL;
 	}
-	hasher_init(&h);
-	hash_string(&h, GENERATOR);
 	/* from the DWARF, or (without it) from the build tree */
-	hash_string(&h, k ? "dwarf" : "headers");
-	hash_file_stat(&h, k ? k->path : table);
-	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
-	free(exe);
+	dir = cache_path_for_file("tapsets", "", k ? GENERATOR " dwarf" : GENERATOR " headers",
+				  k ? k->path : table);
 	free(table);
-	key = hasher_hex(&h);
-	root = cache_dir();
-	dir = xasprintf("%s/tapsets/%s", root, key);
 	path = xasprintf("%s/syscalls.stp", dir);
-	free(root);
-	free(key);
 	if (stat(path, &st) != 0) {
 		text = k ? generate(k) : generate_from_headers(el);
 		if (!text || make_dirs(dir) != 0 || install_file(path, text, strlen(text)) != 0) {
