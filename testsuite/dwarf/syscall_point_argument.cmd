@@ -1,0 +1,1 @@
+-p2 -e 'probe $1 { println(1) }' syscall.getppid
