@@ -32,6 +32,10 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	skip "vm: every test (qemu-system-x86_64 is not installed; run ./setup)"
 	exit 0
 fi
+# one guest at a time on this machine (two TCG guests on two cores starve each other), and
+# one run per work folder
+exec 9>"${TMPDIR:-/tmp}/stapler-vm.lock"
+flock 9
 kbuild=/lib/modules/$rel/build
 kernel_modules=$(dirname "$("$vm/kernel-image" "$rel")")/modules
 work=$WORK/vm
