@@ -411,6 +411,13 @@ int main(int argc, char **argv)
 
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
+	/* kernel modules' symbols come from kallsyms at run time; programs' are not read */
+	if ((s.symbol_programs.count || s.ldd) && !s.list_pattern &&
+	    diag_warning("user-space symbol data (-d %s%s) is not supported by stapler yet: "
+			 "addresses in user-space programs print as numbers",
+			 s.symbol_programs.count ? s.symbol_programs.items[0] : "PATH",
+			 s.ldd ? ", --ldd" : ""))
+		return 1;
 	rc = s.list_pattern ? list_points(&s) : run_passes(&s);
 	/* like stap: the count of repeated diagnostics left out comes last */
 	diag_summary();

@@ -68,6 +68,13 @@ static const char usage_text[] =
 "                 target() is CMD's pid\n"
 "   -x PID        set target() to PID (the script runs independently of it)\n"
 "   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
+"   -d MODULE     symbol data for MODULE (a kernel module: always looked up in the\n"
+"                 running kernel, so this changes nothing); -d PATH for a user-space\n"
+"                 program is accepted with a warning: stapler has no user-space\n"
+"                 symbol data yet\n"
+"   --ldd         add the shared libraries of -d programs (user-space: warned about,\n"
+"                 as -d PATH)\n"
+"   --all-modules symbol data for every loaded kernel module: always so in stapler\n"
 "   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
 "   -L PROBE      list them with the variables their handlers have\n"
 "   -s NUM        use an NUM megabyte buffer for the output (per CPU with -b)\n"
@@ -109,6 +116,8 @@ enum long_only_options {
 	OPT_DUMP_FUNCTIONS,
 	OPT_VM,
 	OPT_PROLOGUE_SEARCHING,
+	OPT_LDD,
+	OPT_ALL_MODULES,
 };
 
 static const struct option long_options[] = {
@@ -127,6 +136,8 @@ static const struct option long_options[] = {
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "vm", no_argument, NULL, OPT_VM },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
+	{ "ldd", no_argument, NULL, OPT_LDD },
+	{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -347,7 +358,7 @@ void parse_options(struct session *s, int argc, char **argv)
 	s->tmpdir_parent = "/tmp";
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
 		s->tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:F",
+	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:Fd:",
 				  long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -462,6 +473,16 @@ void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_VM:
 			s->vm = true;
+			break;
+		case 'd':	/* a path names a program; anything else a kernel module */
+			strlist_add(strchr(optarg, '/') ? &s->symbol_programs : &s->symbol_modules,
+				    optarg);
+			break;
+		case OPT_LDD:
+			s->ldd = true;
+			break;
+		case OPT_ALL_MODULES:
+			s->all_modules = true;
 			break;
 		case OPT_PRIVILEGE:
 		case OPT_UNPRIVILEGED:

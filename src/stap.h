@@ -535,6 +535,13 @@ struct session {
 	const char *list_pattern;	/* -l / -L */
 	bool list_locals;		/* -L */
 	const char *staprun_path;
+
+	/* symbol data (-d, --ldd, --all-modules): kernel modules are looked up in the running
+	 * kernel's kallsyms whatever these say; user-space programs have none yet */
+	struct strlist symbol_modules;	/* -d MODULE: kernel modules named */
+	struct strlist symbol_programs;	/* -d PATH: user-space programs named */
+	bool ldd;			/* --ldd */
+	bool all_modules;		/* --all-modules */
 };
 
 /* options.c: the command line into S (exits on a usage error, -h, -V, --clean-cache) */

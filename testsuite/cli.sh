@@ -15,6 +15,7 @@ help=$("$STAP" --help 2>&1)
 missing=()
 for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -s -b -S -T \
 	-V -h --help --version --tmpdir --disable-cache --poison-cache --clean-cache \
+	-d --ldd --all-modules \
 	--privilege --unprivileged \
 	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases; do
 	grep -Eq -- "(^|[ ,])$option([ ,=]|\$)" <<<"$help" || missing+=("$option")
@@ -83,6 +84,20 @@ expect "-G names a global of the script" 1 "-G nosuch=1: the script has no globa
 	"$STAP" -p2 -G nosuch=1 -e "global x; $hello"
 expect "-G writes the global it names" 0 '^x:long' \
 	"$STAP" -p2 -G x=1 -e "global x; probe begin { println(x + 1) }"
+# symbol data: kernel modules always come from kallsyms; user-space is warned about
+expect "-d MODULE and --all-modules are accepted, silently, after the script too" 0 \
+	'(?s)^# functions\nexit:unknown \(\)\n# probes\nbegin /\* <- begin \*/\n$' \
+	"$STAP" -p2 -d kernel --all-modules -e 'probe begin { exit() }' -d ext4 --all-modules
+expect "-d PATH and --ldd are accepted with a warning" 0 \
+	'(?s)^WARNING: user-space symbol data \(-d /bin/true, --ldd\) is not supported by stapler yet: addresses in user-space programs print as numbers\n' \
+	"$STAP" -p2 -e 'probe begin { exit() }' -d /bin/true --ldd
+expect "--ldd alone warns too" 0 '^WARNING: user-space symbol data \(-d PATH, --ldd\)' \
+	"$STAP" -p2 --ldd -e 'probe begin { exit() }'
+expect "-w silences the -d PATH warning" 0 \
+	'(?s)^# functions\nexit:unknown \(\)\n# probes\nbegin /\* <- begin \*/\n$' \
+	"$STAP" -w -p2 -d /bin/true -e 'probe begin { exit() }'
+expect "-W makes the -d PATH warning an error" 1 '^ERROR: user-space symbol data' \
+	"$STAP" -W -p2 -d /bin/true -e 'probe begin { exit() }'
 rel=$("$top/testsuite/vm/reference-release" 2>/dev/null)
 map=/usr/lib/debug/boot/System.map-$rel
 if [ -n "$rel" ] && [ -s "$map" ]; then
