@@ -291,6 +291,55 @@ static bool is_unread_local(struct node *target)
 	       !target->sym->read;
 }
 
+static struct node *expression_statement(struct node *expr, struct token *tok)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->kind = ND_EXPR_STMT;
+	n->tok = tok;
+	n->lhs = expr;
+	n->from_value_statement = true;
+	return n;
+}
+
+/*
+ * As stap does, whether optimizing or not: an expression statement whose value nothing
+ * uses is run as the if statement it means, so its operands may be calls of functions
+ * that return nothing (c && exit(), c ? exit() : f()):
+ *   a && b;      if (a) b;
+ *   a || b;      if (!a) b;
+ *   a ? b : c;   if (a) b; else c;
+ * What is left of one that does nothing goes with one warning, at the condition, as in
+ * stap ("Eliding side-effect-free expression" at c for "c && d;").
+ */
+static struct node *as_if_statement(struct node *s)
+{
+	struct node *e = s->lhs, *n = xcalloc(1, sizeof(*n));
+
+	n->kind = ND_IF;
+	n->tok = s->tok;
+	n->from_value_statement = true;
+	if (e->kind == ND_TERNARY) {
+		n->cond = e->cond;
+		n->then = expression_statement(e->then, s->tok);
+		n->els = expression_statement(e->els, s->tok);
+	} else if (strcmp(e->op, "&&") == 0) {
+		n->cond = e->lhs;
+		n->then = expression_statement(e->rhs, s->tok);
+	} else {
+		struct node *not = xcalloc(1, sizeof(*not));
+
+		not->kind = ND_UNARY;
+		not->op = "!";
+		not->tok = e->tok;
+		not->lhs = e->lhs;
+		n->cond = not;
+		n->then = expression_statement(e->rhs, s->tok);
+	}
+	n->next = s->next;
+	return n;
+}
+
 /* NULL when the statement goes away. */
 static struct node *optimize_statement(struct optimizer *o, struct node *s)
 {
@@ -304,6 +353,10 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 	case ND_NULL_STMT:	/* not a change: loops put one back as their empty body */
 		return NULL;
 	case ND_EXPR_STMT:
+		if (s->lhs->kind == ND_TERNARY ||
+		    (s->lhs->kind == ND_LOGICAL && (strcmp(s->lhs->op, "&&") == 0 ||
+						    strcmp(s->lhs->op, "||") == 0)))
+			return optimize_statement(o, as_if_statement(s));
 		optimize_expr(o, s->lhs);
 		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
 		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
@@ -315,7 +368,7 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			o->changed = true;
 		}
 		if (o->elide && o->walk == ELIDE_STATEMENTS && !side_effects(s->lhs)) {
-			if (o->round == 0)
+			if (o->round == 0 && !s->from_value_statement)
 				semantic_warning(el, s->tok, "Eliding side-effect-free expression ");
 			o->changed = true;
 			return NULL;
@@ -332,6 +385,9 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			return value ? s->then : s->els;
 		}
 		if (!s->then && !s->els && !side_effects(s->cond)) {
+			if (s->from_value_statement && o->round == 0)
+				semantic_warning(el, s->cond->tok,
+						 "Eliding side-effect-free expression ");
 			o->changed = true;
 			return NULL;
 		}

@@ -93,7 +93,9 @@ static void push_type(struct typing *ty, struct node *n, enum stap_type type)
 			break;
 		return;
 	case ND_CALL:
-		if (n->func && !n->func->embedded) {
+		/* an embedded-C function that declares no type takes its context's, as in stap:
+		 * if (exit()) makes exit:long (its value is then 0) */
+		if (n->func) {
 			if (!el->typing_calls_from_context && !el->report)
 				return;
 			for (struct function *f = n->func; f; f = f->next_overload)
