@@ -127,6 +127,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	}
 	c->probe = probe;
 	c->regs = hit ? hit->regs : NULL;
+	c->probe_addr = hit ? hit->addr : 0;
 	c->is_return = hit ? hit->is_return : false;
 	c->probe_data = hit ? hit->data : NULL;
 	c->last_error = NULL;

@@ -58,7 +58,7 @@ static bool stp_kprobe_stray_int3(struct kprobe *kp, struct pt_regs *regs)
 static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe_probe *k = container_of(kp, struct stp_kprobe_probe, u.kp);
-	struct stp_hit hit = { .regs = regs };
+	struct stp_hit hit = { .regs = regs, .addr = (unsigned long)kp->addr };
 
 	if (stp_kprobe_stray_int3(kp, regs))
 		return 1;	/* the ip is changed: the kernel does not single-step */

@@ -36,6 +36,7 @@
 #include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -88,6 +89,9 @@
 #ifndef TRYLOCKDELAY
 #define TRYLOCKDELAY 10		/* nanoseconds between attempts */
 #endif
+#ifndef MAXBACKTRACE
+#define MAXBACKTRACE 20		/* frames of a kernel backtrace */
+#endif
 #ifndef STP_MAX_KEYS
 #define STP_MAX_KEYS 9		/* index expressions of an array, as in SystemTap */
 #endif
@@ -114,6 +118,7 @@ struct stp_probe {
  */
 struct stp_hit {
 	struct pt_regs *regs;		/* kprobes: registers at the probe; else NULL */
+	unsigned long addr;		/* kprobes: the probed address (regs->ip is past it) */
 	bool is_return;			/* a .return probe */
 	void *data;			/* the family's own (procfs buffer, kretprobe instance) */
 };
@@ -126,6 +131,7 @@ struct context {
 	atomic_t busy;
 	const struct stp_probe *probe;
 	struct pt_regs *regs;		/* from struct stp_hit */
+	unsigned long probe_addr;	/* from struct stp_hit: 0, or the kprobe's address */
 	bool is_return;
 	void *probe_data;
 	const char *last_error;		/* set by a soft error; the handler unwinds */
@@ -134,6 +140,7 @@ struct context {
 	int nesting;			/* function call depth, up to MAXNESTING */
 	bool next_called;		/* a function ran `next`: its next overload takes over */
 	char error_buf[MAXSTRINGLEN];
+	char symbol_buf[KSYM_SYMBOL_LEN];	/* symbols.c: the text of the last lookup */
 	size_t print_len;
 	char print_buf[STP_PRINT_BUF_SIZE];
 	char frames[];			/* MAXNESTING + 1 frames of the script's locals */
@@ -241,6 +248,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "kprobe.c"
 #include "tracepoint.c"
 #include "module_symbols.c"
+#include "symbols.c"
 #include "procfs.c"
 #include "module.c"
 
