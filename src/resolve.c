@@ -418,7 +418,10 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 			defined = false;
 		}
 		break;
-	case ND_ENTRY:
+	case ND_ENTRY:		/* @entry(x) is there when x is, at the function's entry */
+		n->lhs = e->lhs;
+		decide_defined(el, sc, n);
+		return;
 	case ND_PERF:
 		defined = false;	/* not yet */
 		break;
