@@ -1,0 +1,1 @@
+-L 'irq_handler.*'
