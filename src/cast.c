@@ -5,7 +5,8 @@
  *   @cast(p, "type"[, "module[:module...]"])  P is the address of a TYPE (a struct, union
  *          or typedef of one: "task_struct" or "struct task_struct") of the first module
  *          that has it; by default the module of the probe (for a module's DWARF probe),
- *          else the kernel
+ *          else the kernel; "kernel<linux/sched.h>" (a header stap would compile) is
+ *          the kernel's debuginfo
  *   @var("name@file"[, "module"])  the global NAME of the unit compiled from FILE (any
  *          unit without @file; the shortest path that matches, as stap chooses)
  * Both take ->member, [index], & and the $ and $$ of pretty-printing, as target
@@ -105,15 +106,22 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	struct ctype *type = NULL;
 	Dwarf_Die die;
 
-	if (strchr(modules, '<')) {
-		if (!quiet)
-			semantic_error(el, n->tok, "@cast with a header ('%s') is not supported: "
-				       "name a module with its debuginfo installed", modules);
-		free(list);
-		return false;
-	}
 	for (char *m = strtok_r(list, ":", &save); m && !type; m = strtok_r(NULL, ":", &save)) {
-		struct dw_module *mod = module_named(el, m);
+		struct dw_module *mod;
+
+		/* "kernel<linux/sched.h>": stap compiles the header; the kernel's debuginfo has
+		 * the same types */
+		if (starts_with(m, "kernel<"))
+			m[strlen("kernel")] = '\0';
+		if (strchr(m, '<')) {
+			if (!quiet)
+				semantic_error(el, n->tok, "@cast with a header ('%s') is not "
+					       "supported: name a module with its debuginfo "
+					       "installed", modules);
+			free(list);
+			return false;
+		}
+		mod = module_named(el, m);
 
 		if (mod && dw_find_type(mod, n->type_name, &die))
 			type = ctype_of_die(&die);

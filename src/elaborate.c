@@ -56,6 +56,11 @@ static void apply_global_settings(struct elaborator *el, struct stapfile *user)
 
 		while (g && !(strlen(g->name) == len && strncmp(g->name, settings->items[i], len) == 0))
 			g = g->next;
+		/* or one of the library the program uses: argv_1 .. argv_32 (argv.stp) */
+		for (struct symbol *u = el->prog->globals; !g && u; u = u->next_used)
+			if (!u->private_ && strlen(u->name) == len &&
+			    strncmp(u->name, settings->items[i], len) == 0)
+				g = u;
 		if (g)
 			g->written = true;
 		else
@@ -281,7 +286,8 @@ static void add_display_probes(struct elaborator *el)
 		struct probe_point *end;
 		struct derived_probe proto = { 0 };
 
-		if (!g->written || g->read)
+		/* the script's own: the library's (argc) are not its results */
+		if (!g->written || g->read || g->file != el->prog->files)
 			continue;
 		h = xcalloc(1, sizeof(*h));
 		p = xcalloc(1, sizeof(*p));
@@ -471,6 +477,7 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 	for (struct probe *p = user->probes; p; p = p->next)
 		if (!p->alias)
 			derive_probe(&el, p);
+	derive_tapset_probes(&el);	/* of the files the script's aliases loaded */
 	if (el.errors == 0) {
 		resolve_program(&el);
 		apply_global_settings(&el, user);

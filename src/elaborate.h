@@ -79,6 +79,7 @@ char *syscall_tapset_dir(struct elaborator *el);
 void resolve_program(struct elaborator *el);
 void check_alias_names(struct elaborator *el, struct stapfile *file);
 struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
+bool derive_tapset_probes(struct elaborator *el);
 /* N, made after its handler or function was resolved (a rewritten node), resolved now */
 void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
 		       struct function *function, struct node *n);

@@ -63,6 +63,30 @@ struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file)
 	return file;
 }
 
+/*
+ * The probes (not aliases) of the tapset files loaded since the last call join the
+ * program, as in stap, where a tapset file the script uses brings all of itself: argv.stp's
+ * begin(-1) that fills argv, json.stp's procfs file.  True if there were any.
+ */
+bool derive_tapset_probes(struct elaborator *el)
+{
+	bool any = false;
+
+	if (el->listing)
+		return false;
+	for (struct stapfile *file = el->prog->files->next; file; file = file->next) {
+		if (file->probes_derived)
+			continue;
+		file->probes_derived = true;
+		for (struct probe *p = file->probes; p; p = p->next)
+			if (!p->alias) {
+				derive_probe(el, p);
+				any = true;
+			}
+	}
+	return any;
+}
+
 /* ---- variables ---- */
 
 static struct symbol *find_symbol(struct symbol *list, const char *name)
@@ -753,13 +777,15 @@ static void resolve_conditions(struct elaborator *el)
 void resolve_program(struct elaborator *el)
 {
 	struct function **next = &el->prog->functions;
+	struct probe_body **next_body = &el->prog->bodies;
 
-	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
-		struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
-
-		resolve(el, &sc, h->body);
-	}
 	do {
+		/* the handlers: the script's, then those of tapset files loaded meanwhile */
+		for (struct probe_body *h; (h = *next_body); next_body = &h->next) {
+			struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
+
+			resolve(el, &sc, h->body);
+		}
 		for (struct function *f; (f = *next); next = &f->next_used) {
 			struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
 
@@ -767,7 +793,8 @@ void resolve_program(struct elaborator *el)
 				resolve(el, &sc, f->body);
 		}
 		resolve_autocasts(el);	/* may use more functions (printing $$) */
-	} while (*next);
+		derive_tapset_probes(el);
+	} while (*next || *next_body);
 	resolve_conditions(el);
 	/* a global's initial value counts as writing it */
 	for (struct symbol *g = el->prog->globals; g; g = g->next_used)

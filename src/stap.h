@@ -465,6 +465,7 @@ struct stapfile {
 	struct function *functions;
 	struct macro *macros;		/* its own @defines */
 	bool empty_after_preprocessing;
+	bool probes_derived;		/* a tapset file's own probes are in the program */
 	struct stapfile *next;
 };
 

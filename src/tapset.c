@@ -394,7 +394,7 @@ static struct stapfile *parse_tapset_file(struct tapset_index *ix, struct tapset
 		tf->parse_failed = true;
 		return NULL;
 	}
-	tf->parsed = parse_file(ix->pp, src, true, false, errors);
+	tf->parsed = parse_file(ix->pp, src, true, true, errors);	/* $1, @1, $# too (argv.stp) */
 	if (*errors != before) {
 		tf->parsed = NULL;
 		tf->parse_failed = true;

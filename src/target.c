@@ -7,7 +7,8 @@
  *   ->m on a pointer to a struct or union: load the pointer, then add m's offset
  *   ->m on a struct or union (in memory): add m's offset (members of anonymous structs
  *          and unions are reached through them)
- *   [i] on an array: add i * the element's size; on a pointer: load it, then the same
+ *   [i] on an array: add i * the element's size; on a pointer: load it, then the same;
+ *          first after @cast(p, "T"), P is taken as pointing to an array of T
  * and the result is a number read there (of the type's size and signedness; a bitfield's
  * bits), a string (an array of char), or with & the address itself.  The messages are
  * stap's, word for word.
@@ -179,6 +180,10 @@ static bool index_step(struct elaborator *el, struct target_access *a, struct ct
 
 	if (r && r->kind == CT_ARRAY && *in_memory) {
 		element = r->target;
+	} else if (a->base && *in_memory && c == n->components && r && r->kind != CT_VOID &&
+		   r->kind != CT_FUNCTION) {
+		/* @cast(p, "T")[i]: p points to T, so to an array of them, as in stap */
+		element = *t;
 	} else if (r && r->kind == CT_POINTER && r->target &&
 		   ctype_resolve(r->target)->kind != CT_VOID) {
 		if (*in_memory)
