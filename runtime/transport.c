@@ -16,7 +16,8 @@ module_param(_stp_bufsize, uint, 0400);
 MODULE_PARM_DESC(_stp_bufsize, "output buffer size in megabytes (1-4095)");
 
 #define STP_CTL_SLOTS 64
-#define STP_CTL_RESERVED 4	/* slots that warnings and errors may not take */
+#define STP_CTL_RESERVED 4	/* slots that warnings, errors, system() and switch_file()
+				 * may not take: kept for the session's own messages */
 
 struct stp_ctl_slot {
 	struct stp_msg_header hdr;
@@ -110,8 +111,9 @@ static void stp_ctl_wakeup_fn(struct irq_work *work)
 /* Safe from any context but NMI. */
 static void stp_ctl_send(u32 type, const void *payload, u32 len)
 {
-	bool is_text = type == STP_MSG_WARNING || type == STP_MSG_ERROR;
-	unsigned int limit = is_text ? STP_CTL_SLOTS - STP_CTL_RESERVED : STP_CTL_SLOTS;
+	bool from_script = type == STP_MSG_WARNING || type == STP_MSG_ERROR ||
+			   type == STP_MSG_SYSTEM || type == STP_MSG_SWITCH_FILE;
+	unsigned int limit = from_script ? STP_CTL_SLOTS - STP_CTL_RESERVED : STP_CTL_SLOTS;
 	struct stp_ctl_slot *slot;
 	unsigned long flags;
 

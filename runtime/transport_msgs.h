@@ -27,9 +27,16 @@
  *                                ◀──         STARTED {status}
  *                                ◀──         WARNING / ERROR {text}   (any time)
  *                                ◀──         REQUEST_EXIT             (exit(), too many errors)
+ *                                ◀──         SYSTEM {command}         (system(), any time)
+ *                                ◀──         SWITCH_FILE              (switch_file(), any time)
  *   EXIT   (also on SIGINT/TERM) ──▶         unregisters probes, runs end probes
  *                                ◀──         EXITED {counts}          (all output is in relay)
  *   drains traceN, closes, removes the module (staprun -d)
+ *
+ * SYSTEM and SWITCH_FILE come after what the handler printed before the call is in the
+ * output buffer: stapio first copies out what the buffers hold, then runs the command
+ * (sh -c, as the real user, in the background: stapio does not wait for it) or moves on to
+ * the next output file.
  *
  * Detaching (staprun -L, SIGQUIT): stapio closes .cmd without EXIT; the session keeps
  * running and its output waits in the buffers (dropped and counted when they fill).
@@ -61,6 +68,8 @@ enum stp_msg_type {
 	STP_MSG_WARNING = 18,		/* text, not NUL-terminated */
 	STP_MSG_ERROR = 19,		/* text, not NUL-terminated */
 	STP_MSG_EXITED = 20,		/* struct stp_msg_exited */
+	STP_MSG_SYSTEM = 21,		/* a shell command for system(), not NUL-terminated */
+	STP_MSG_SWITCH_FILE = 22,	/* switch_file(): go on in the next output file */
 };
 
 struct stp_msg_header {

@@ -158,7 +158,8 @@ static void report_counts(struct session *s, const struct stp_msg_exited *counts
 			"buffers were full (stap -s MB, staprun -b MB make them larger)\n",
 			(uint64_t)counts->dropped_bytes);
 	if (counts->dropped_messages)
-		fprintf(stderr, "WARNING: %" PRIu64 " warning or error messages were dropped\n",
+		fprintf(stderr, "WARNING: %" PRIu64 " warning or error messages were dropped "
+			"(or system() commands, switch_file() requests)\n",
 			(uint64_t)counts->dropped_messages);
 	if (counts->errors)
 		s->status = 1;
@@ -215,6 +216,16 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 		fflush(stdout);
 		fwrite(payload, 1, hdr.len, stderr);
 		fflush(stderr);
+		break;
+	case STP_MSG_SYSTEM:
+		drain_relays(s);	/* what was printed before comes first */
+		fflush(stdout);
+		system_spawn(payload, hdr.len);
+		break;
+	case STP_MSG_SWITCH_FILE:
+		drain_relays(s);	/* what was printed before stays in the old files */
+		for (size_t i = 0; i < s->nstreams; i++)
+			output_switch(s->streams[i]);
 		break;
 	case STP_MSG_EXITED: {
 		struct stp_msg_exited counts = { 0 };

@@ -31,7 +31,7 @@ struct out_stream *output_open(const struct output_config *cfg, int cpu);
 void output_write(struct out_stream *st, const char *buf, size_t len);
 /* The end of a read round: what is held back waiting for its end of line goes out. */
 void output_end_round(struct out_stream *st);
-/* SIGUSR2: go on in the next file (nothing happens on stdout). */
+/* SIGUSR2, switch_file(): go on in the next file (nothing happens on stdout). */
 void output_switch(struct out_stream *st);
 /* A daemon: standard error goes to the current file, and follows it to the next one. */
 void output_own_stderr(struct out_stream *st);
@@ -50,5 +50,7 @@ void child_release(void);
 void child_kill(void);
 /* Reaps the child if it ended; true once it has. */
 bool child_reap(void);
+/* system(): runs LEN bytes of CMD with /bin/sh -c as the real user, not waited for. */
+void system_spawn(const char *cmd, size_t len);
 
 #endif

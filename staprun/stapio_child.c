@@ -1,7 +1,8 @@
 /*
  * stapio_child.c - the -c command: forked before START so that its pid is the target pid
  * the module gets, held on a pipe until the module has started, then run as the real user
- * with stapio's own standard input, output and error.
+ * with stapio's own standard input, output and error.  Also the commands of the script's
+ * system() calls, run likewise but in the background.
  */
 #include "stapio.h"
 
@@ -48,26 +49,21 @@ static void exec_command(const char *cmd)
 	_exit(127);
 }
 
-static void child_main(int hold_fd, const char *cmd)
+/* In a child: the signal dispositions of an ordinary process. */
+static void reset_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR2, SIGPIPE, SIGCHLD };
 	sigset_t none;
-	ssize_t n;
-	char go;
 
-	/* the command gets the signal dispositions of an ordinary process */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
 
-	while ((n = read(hold_fd, &go, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(126);	/* the module did not start: never run */
-	close(hold_fd);
-
-	/* all the way to the real user, so the command cannot regain root */
+/* In a child: all the way to the real user, so the command cannot regain root. */
+static void become_real_user(void)
+{
 	if (setgid(getgid()) != 0 || setuid(getuid()) != 0) {
 		fprintf(stderr, "ERROR: cannot drop privileges for the command: %s\n",
 			strerror(errno));
@@ -75,6 +71,20 @@ static void child_main(int hold_fd, const char *cmd)
 	}
 	if (getuid() != 0 && (setuid(0) == 0 || seteuid(0) == 0))
 		_exit(127);
+}
+
+static void child_main(int hold_fd, const char *cmd)
+{
+	ssize_t n;
+	char go;
+
+	reset_signals();
+	while ((n = read(hold_fd, &go, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(126);	/* the module did not start: never run */
+	close(hold_fd);
+	become_real_user();
 	exec_command(cmd);
 }
 
@@ -147,4 +157,45 @@ bool child_reap(void)
 			say(1, "the command was killed by signal %d", WTERMSIG(status));
 	}
 	return child_gone;
+}
+
+/*
+ * system(): the command's process is a grandchild, which init adopts once the child in
+ * between has exited: stapio waits for that child only, at once, and never for the
+ * command, which may outlive the session.
+ */
+void system_spawn(const char *cmd, size_t len)
+{
+	char *line = strndup(cmd, len);
+	pid_t pid;
+	int status;
+
+	if (!line)
+		fatal("out of memory");
+	say(1, "system(): running '%s'", line);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "WARNING: system(): cannot fork for '%s': %s\n", line,
+			strerror(errno));
+	} else if (pid == 0) {
+		pid_t command = fork();
+
+		if (command == 0) {
+			reset_signals();
+			become_real_user();
+			execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+			fprintf(stderr, "WARNING: system(): cannot run /bin/sh: %s\n",
+				strerror(errno));
+			_exit(127);
+		}
+		if (command < 0)
+			fprintf(stderr, "WARNING: system(): cannot fork for '%s': %s\n", line,
+				strerror(errno));
+		_exit(0);
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(line);
 }

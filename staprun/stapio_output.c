@@ -300,7 +300,7 @@ void output_end_round(struct out_stream *st)
 void output_switch(struct out_stream *st)
 {
 	if (st->is_stdout) {
-		say(1, "SIGUSR2 ignored: the output is not a file");
+		say(1, "output file switch ignored: the output is not a file");
 		return;
 	}
 	output_end_round(st);
