@@ -47,6 +47,24 @@ static size_t stp_procfs_limit(const struct stp_procfs_file *f)
 	return f->maxsize ? f->maxsize : STP_PROCFS_BUFSIZE;
 }
 
+/*
+ * $value .= src in a read probe: the value grows up to the file's maxsize, past
+ * MAXSTRINGLEN ($value = src and the other string operations stay within MAXSTRINGLEN).
+ * DST is STP_PROCFS_VALUE(c), the buffer of an open file.
+ */
+static __maybe_unused char *stp_procfs_append(char *dst, const char *src)
+{
+	struct stp_procfs_open *o = (struct stp_procfs_open *)(dst -
+		offsetof(struct stp_procfs_open, buf));
+	size_t room = min_t(size_t, stp_procfs_limit(o->file), o->size - 1);
+	size_t used = strnlen(dst, room);
+	size_t n = min(strnlen(src, MAXSTRINGLEN - 1), room - used);
+
+	memmove(dst + used, src, n);
+	dst[used + n] = '\0';
+	return dst;
+}
+
 static int stp_procfs_open(struct inode *inode, struct file *file)
 {
 	struct stp_procfs_file *f = stp_pde_data(inode);

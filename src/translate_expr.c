@@ -350,11 +350,15 @@ static char *assign(struct body *b, struct node *n)
 	if (n->lhs->type == TYPE_STRING) {
 		bool append = strcmp(n->op, ".=") == 0;
 
+		/* a procfs read probe's $value grows to the file's maxsize */
+		const char *op = !append ? "stp_string_copy" :
+				 is_procfs_value(b, n->lhs) ? "stp_procfs_append" :
+				 "stp_string_append";
+
 		s = xasprintf("({ %sconst char *_v%d = %s; char *_p%d = NULL; "
 			      "if (likely(!c->last_error)) { %s_p%d = %s; if (_p%d) %s(_p%d, _v%d); } "
 			      "_p%d ? (const char *)_p%d : \"\"; })",
-			      p.setup, id, rhs, id, p.locate, id, p.ptr, id,
-			      append ? "stp_string_append" : "stp_string_copy", id, id, id, id);
+			      p.setup, id, rhs, id, p.locate, id, p.ptr, id, op, id, id, id, id);
 	} else if (strcmp(n->op, "=") == 0) {
 		s = xasprintf("({ %ss64 _v%d = %s; "
 			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; if (_p%d) *_p%d = _v%d; "
