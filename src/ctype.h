@@ -44,6 +44,7 @@ struct ctype {
 	bool is_signed;			/* base and enum */
 	bool is_float;			/* base */
 	bool incomplete;		/* a declared struct/union without members here */
+	bool declared_here;		/* was incomplete (the members may be its definition's) */
 	struct ctype *target;
 	int64_t count;			/* CT_ARRAY */
 	/* CT_FUNCTION: the parameters' types; "..." after them; "(void)" if none */
@@ -88,5 +89,11 @@ struct ctype *ctype_of_die(Dwarf_Die *type_die);
 struct ctype *ctype_of_variable(Dwarf_Die *var);
 /* Frees the types read from DW: before dwarf_end() (or dwfl_end()) of it. */
 void ctype_forget(Dwarf *dw);
+/*
+ * How a struct or union only declared where it was met ("struct files_struct;") finds its
+ * definition: FIND looks NAME up among the types of the Dwarf DW came from (the function
+ * index's tables) and gives the DIE that defines it.  Set by debuginfo.c.
+ */
+void ctype_find_definitions_with(bool (*find)(Dwarf *dw, const char *name, Dwarf_Die *def));
 
 #endif

@@ -208,11 +208,11 @@ struct ctype *ctype_of_die(Dwarf_Die *die)
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 		t->kind = CT_STRUCT;
-		t->incomplete = dwarf_hasattr(die, DW_AT_declaration);
+		t->incomplete = t->declared_here = dwarf_hasattr(die, DW_AT_declaration);
 		break;
 	case DW_TAG_union_type:
 		t->kind = CT_UNION;
-		t->incomplete = dwarf_hasattr(die, DW_AT_declaration);
+		t->incomplete = t->declared_here = dwarf_hasattr(die, DW_AT_declaration);
 		break;
 	case DW_TAG_typedef:
 		t->kind = CT_TYPEDEF;
@@ -262,11 +262,34 @@ static const char *declared_at(struct ctype *t, int *line)
 	return file;
 }
 
+static bool (*find_definition)(Dwarf *dw, const char *name, Dwarf_Die *def);
+
+void ctype_find_definitions_with(bool (*find)(Dwarf *dw, const char *name, Dwarf_Die *def))
+{
+	find_definition = find;
+}
+
+/* A declared struct or union takes the members and size of its definition, as in stap:
+ * task_struct's "struct files_struct *files" points to a type declared in that unit. */
+static Dwarf_Die *definition_of(struct ctype *t, Dwarf_Die *die, Dwarf_Die *def)
+{
+	if (!t->incomplete || !t->name || !find_definition ||
+	    !find_definition(dwarf_cu_getdwarf(die->cu), t->name, def) ||
+	    dwarf_tag(def) != dwarf_tag(die) || dwarf_hasattr(def, DW_AT_declaration))
+		return die;
+	t->incomplete = false;
+	t->size = die_udata(def, DW_AT_byte_size, 0);
+	return def;
+}
+
 static void read_members(struct ctype *t)
 {
-	Dwarf_Die *die = t->origin, child;
+	Dwarf_Die *die = t->origin, child, def;
 
-	if (!die || dwarf_child(die, &child) != 0)
+	if (!die)
+		return;
+	die = definition_of(t, die, &def);
+	if (dwarf_child(die, &child) != 0)
 		return;
 	do {
 		struct ctype_member m = { 0 };

@@ -26,12 +26,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static struct debuginfo *definitions_in;	/* the last opened: one a run */
+
+/* The definition of a struct only declared in a unit of DW: among DW's module's types,
+ * else the kernel's (a module's unit may declare a type of the kernel). */
+static bool find_definition(Dwarf *dw, const char *name, Dwarf_Die *def)
+{
+	struct debuginfo *di = definitions_in;
+	struct dw_module *m = di ? di->modules : NULL;
+
+	while (m && m->dwarf != dw)
+		m = m->next;
+	if (m && dw_find_type(m, name, def))
+		return true;
+	return di && di->kernel && dw_find_type(di->kernel, name, def);
+}
+
 struct debuginfo *debuginfo_open(struct session *s)
 {
 	struct debuginfo *di = xcalloc(1, sizeof(*di));
 
 	di->session = s;
 	di->release = xstrdup(s->kernel_release);
+	definitions_in = di;
+	ctype_find_definitions_with(find_definition);
 	return di;
 }
 

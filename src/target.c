@@ -177,6 +177,7 @@ static bool index_step(struct elaborator *el, struct target_access *a, struct ct
 		       bool *in_memory, struct node *n, struct target_component *c, bool quiet)
 {
 	struct ctype *r = ctype_resolve(*t), *element;
+	struct ctype_member *unused;
 
 	if (r && r->kind == CT_ARRAY && *in_memory) {
 		element = r->target;
@@ -203,6 +204,7 @@ static bool index_step(struct elaborator *el, struct target_access *a, struct ct
 		free(index);
 		return false;
 	}
+	ctype_members(element, &unused);	/* a declared struct: its definition's size */
 	add_step(a, (struct target_step){ .kind = TSTEP_INDEX, .index = c->index,
 					  .scale = (int64_t)ctype_resolve(element)->size });
 	a->bit_size = 0;
@@ -557,7 +559,7 @@ static void pretty_struct(struct pretty *pr, struct place object, struct ctype *
 	struct ctype_member *members;
 	int n, count = 0;
 
-	if (r->incomplete) {	/* a declaration: stap looks for the definition elsewhere */
+	if (r->declared_here) {	/* a declaration: stap looks for the definition elsewhere */
 		sb_puts(&pr->format, "{...}");
 		return;
 	}
