@@ -94,6 +94,8 @@ static const char usage_text[] =
 "                 are copied back\n"
 " * --privilege=stapusr|stapsys|stapdev, --unprivileged\n"
 "                 build for a less privileged user\n"
+" * --runtime=dyninst, --dyninst, --runtime=bpf, --bpf\n"
+"                 the other runtimes (--runtime=kernel is the kernel module: accepted)\n"
 " * --suppress-handler-errors\n"
 "                 keep going after soft errors in probe handlers\n"
 " * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
@@ -118,6 +120,9 @@ enum long_only_options {
 	OPT_PROLOGUE_SEARCHING,
 	OPT_LDD,
 	OPT_ALL_MODULES,
+	OPT_RUNTIME,
+	OPT_DYNINST,
+	OPT_BPF,
 };
 
 static const struct option long_options[] = {
@@ -138,6 +143,9 @@ static const struct option long_options[] = {
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "ldd", no_argument, NULL, OPT_LDD },
 	{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
+	{ "dyninst", no_argument, NULL, OPT_DYNINST },
+	{ "bpf", no_argument, NULL, OPT_BPF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -484,6 +492,19 @@ void parse_options(struct session *s, int argc, char **argv)
 		case OPT_ALL_MODULES:
 			s->all_modules = true;
 			break;
+		case OPT_RUNTIME:	/* the kernel module is the one runtime there is */
+			if (strcmp(optarg, "kernel") == 0)
+				break;
+			if (strcmp(optarg, "dyninst") == 0)
+				not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
+			if (strcmp(optarg, "bpf") == 0)
+				not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
+			usage_error("Invalid --runtime '%s' (should be kernel, dyninst or bpf).",
+				    optarg);
+		case OPT_DYNINST:
+			not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
+		case OPT_BPF:
+			not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
 		case OPT_PRIVILEGE:
 		case OPT_UNPRIVILEGED:
 			not_implemented("building for unprivileged users (--privilege)");

@@ -15,7 +15,7 @@ help=$("$STAP" --help 2>&1)
 missing=()
 for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -s -b -S -T \
 	-V -h --help --version --tmpdir --disable-cache --poison-cache --clean-cache \
-	-d --ldd --all-modules \
+	-d --ldd --all-modules --runtime --dyninst --bpf \
 	--privilege --unprivileged \
 	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases; do
 	grep -Eq -- "(^|[ ,])$option([ ,=]|\$)" <<<"$help" || missing+=("$option")
@@ -29,7 +29,7 @@ expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
 for refused in "--privilege=stapusr" "--unprivileged" "--suppress-handler-errors" \
-	"--dump-functions"; do
+	"--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
 	read -r -a words <<<"$refused"
 	expect "$refused is refused until implemented" 1 'is not implemented yet' \
 		"$STAP" "${words[@]}" -e "$hello"
@@ -54,6 +54,10 @@ expect "-c, -o, -s, -S, -F (with -o), -w and -G reach staprun" 1 \
 	-e 'global x; probe begin { println(x + 1) exit() }'
 expect "-x and -F (without -o) reach staprun as -x and -L" 1 \
 	"^Running [^ ]*/staprun -v -v -x 7 -L [^ ]*\\.ko\$" "$STAP" --vp 00002 -x 7 -F -e "$hello"
+expect "--runtime=kernel is accepted" 0 '^begin /\* <- begin \*/' \
+	"$STAP" --runtime=kernel -p2 -e "$hello"
+expect "--runtime takes kernel, dyninst or bpf" 1 "Invalid --runtime 'x'" \
+	"$STAP" --runtime=x -p2 -e "$hello"
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
 expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
 expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \
