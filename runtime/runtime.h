@@ -56,45 +56,56 @@
 #include "transport_msgs.h"
 #include "compat.h"
 
-/* Limits, all overridable with stap -D NAME=VALUE. */
-#ifndef MAXSTRINGLEN
-#define MAXSTRINGLEN 512
+/*
+ * Limits, all overridable with stap -D NAME=VALUE.  Each default applies only when the
+ * command line left the name undefined.
+ */
+
+/* script execution */
+#ifndef MAXACTION
+#define MAXACTION 1000		/* statements one handler may run */
 #endif
 #ifndef MAXNESTING
-#define MAXNESTING 10
+#define MAXNESTING 10		/* depth of script function calls */
 #endif
-#ifndef MAXACTION
-#define MAXACTION 1000
+#ifndef MAXSTRINGLEN
+#define MAXSTRINGLEN 512	/* bytes of a string value, NUL included */
 #endif
+#ifndef STP_MAX_KEYS
+#define STP_MAX_KEYS 9		/* index expressions of an array, as in SystemTap */
+#endif
+#ifndef MAXMAPENTRIES
+#define MAXMAPENTRIES 2048	/* elements of a global array */
+#endif
+#ifndef MAXBACKTRACE
+#define MAXBACKTRACE 20		/* frames of a kernel backtrace */
+#endif
+
+/* when the session gives up */
 #ifndef MAXERRORS
-#define MAXERRORS 0
+#define MAXERRORS 0		/* errors tolerated; the next one ends the session */
 #endif
 #ifndef MAXSKIPPED
-#define MAXSKIPPED 100
+#define MAXSKIPPED 100		/* skipped probe hits tolerated */
 #endif
+
+/* global locks */
+#ifndef MAXTRYLOCK
+#define MAXTRYLOCK 1000		/* attempts before a hit is skipped */
+#endif
+#ifndef TRYLOCKDELAY
+#define TRYLOCKDELAY 10		/* nanoseconds between attempts */
+#endif
+
+/* output */
 #ifndef STP_PRINT_BUF_SIZE
-#define STP_PRINT_BUF_SIZE 8192
+#define STP_PRINT_BUF_SIZE 8192	/* bytes of a handler's print buffer */
 #endif
 #ifndef STP_BUFSIZE_MB
 #define STP_BUFSIZE_MB 4	/* output buffer (per CPU in bulk mode); _stp_bufsize overrides */
 #endif
 #ifndef STP_RELAY_N_SUBBUFS
-#define STP_RELAY_N_SUBBUFS 8
-#endif
-#ifndef MAXMAPENTRIES
-#define MAXMAPENTRIES 2048
-#endif
-#ifndef MAXTRYLOCK
-#define MAXTRYLOCK 1000
-#endif
-#ifndef TRYLOCKDELAY
-#define TRYLOCKDELAY 10		/* nanoseconds between attempts */
-#endif
-#ifndef MAXBACKTRACE
-#define MAXBACKTRACE 20		/* frames of a kernel backtrace */
-#endif
-#ifndef STP_MAX_KEYS
-#define STP_MAX_KEYS 9		/* index expressions of an array, as in SystemTap */
+#define STP_RELAY_N_SUBBUFS 8	/* relay sub-buffers the output buffer is split into */
 #endif
 
 enum stp_session_state {
@@ -248,6 +259,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "timer.c"
 #include "kprobe.c"
 #include "tracepoint.c"
+#include "netfilter.c"
 #include "module_symbols.c"
 #include "symbols.c"
 #include "procfs.c"

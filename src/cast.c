@@ -82,6 +82,16 @@ static struct dw_module *module_named(struct elaborator *el, const char *name)
 	return strcmp(name, "kernel") == 0 ? debuginfo_kernel(di) : debuginfo_module(di, name);
 }
 
+/* The type NAME ("sk_buff", "struct sk_buff") in the kernel's debuginfo, or NULL (none, or
+ * no debuginfo): for a probe family's context variables that point to kernel structs. */
+struct ctype *kernel_type_named(struct elaborator *el, const char *name)
+{
+	struct dw_module *kernel = module_named(el, "kernel");
+	Dwarf_Die die;
+
+	return kernel && dw_find_type(kernel, name, &die) ? ctype_of_die(&die) : NULL;
+}
+
 /* The module a @cast without one looks in: the DWARF probe's module, else the kernel. */
 static const char *default_module(struct derived_probe *context)
 {

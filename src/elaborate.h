@@ -106,6 +106,7 @@ void report_missing_debuginfo(struct elaborator *el);
 struct dw_module;
 struct dw_location;
 void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
+struct ctype *kernel_type_named(struct elaborator *el, const char *name);
 bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
 		  bool quiet);
 /* @var("name@file"[, "module"]): a global (of the probe's module by default); false if

@@ -30,6 +30,8 @@ struct probe_family {
 	 */
 	enum target_resolution (*resolve_target)(struct elaborator *el, struct derived_probe *dp,
 						 struct node *n, bool quiet);
+	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
+	const char *target_write_refusal;
 	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
 	void (*emit)(struct emitter *e, struct program *prog);
 	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
@@ -57,5 +59,6 @@ extern const struct probe_family kprobe_family;
 extern const struct probe_family procfs_family;
 extern const struct probe_family dwarf_family;
 extern const struct probe_family trace_family;
+extern const struct probe_family netfilter_family;
 
 #endif

@@ -21,6 +21,7 @@ const struct probe_family *const probe_families[] = {
 	&kprobe_family,
 	&dwarf_family,
 	&trace_family,
+	&netfilter_family,
 	NULL,
 };
 

@@ -529,6 +529,10 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 			semantic_error(el, n->tok, "write to tracepoint variable '%s' not "
 				       "permitted; need stap -g", text);
 			free(text);
+		} else if (sc->handler && sc->handler->context &&
+			   sc->handler->context->family->target_write_refusal) {
+			semantic_error(el, n->tok, "%s",
+				       sc->handler->context->family->target_write_refusal);
 		} else {
 			semantic_error(el, n->tok, "write to target variable not permitted; "
 				       "need stap -g");
