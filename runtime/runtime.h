@@ -23,9 +23,10 @@
  *   tracepoint.c  kernel.trace(...) probes: the kernel's tracepoint API
  *   module_symbols.c  where modules' static variables are (target variables)
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
+ *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
  *   module.c      module init/exit and the control commands
  *
- * map.c, stat.c, format.c, strings.c and arith.c use nothing of the kernel beyond what
+ * map.c, stat.c, format.c, strings.c, arith.c and regex.c use nothing of the kernel beyond what
  * testsuite/unit/shim.h provides, so they are unit-tested in user space.
  */
 #ifndef STP_RUNTIME_H
@@ -117,6 +118,10 @@ enum stp_session_state {
 
 struct context;
 
+/* struct stp_regex_match, which the context holds (pass 3 may define STP_REGEX_GROUPS
+ * and STP_REGEX_SCRATCH first, the most its expressions need) */
+#include "regex.c"
+
 /* One probe point as pass 3 describes it. */
 struct stp_probe {
 	void (*handler)(struct context *c);
@@ -153,6 +158,8 @@ struct context {
 	bool next_called;		/* a function ran `next`: its next overload takes over */
 	char error_buf[MAXSTRINGLEN];
 	char symbol_buf[KSYM_SYMBOL_LEN];	/* symbols.c: the text of the last lookup */
+	struct stp_regex_match regex;	/* the hit's last =~, for matched() (regex.c) */
+	int regex_scratch[STP_REGEX_SCRATCH];	/* where =~ finds the groups */
 	size_t print_len;
 	char print_buf[STP_PRINT_BUF_SIZE];
 	char frames[];			/* MAXNESTING + 1 frames of the script's locals */
