@@ -503,8 +503,8 @@ void debuginfo_close(struct debuginfo *di, struct dw_module *m)
 {
 	struct dw_module **link = &di->modules;
 
-	if (m == di->kernel)
-		return;		/* the kernel's stays for the run */
+	if (m == di->kernel || m->in_use)
+		return;		/* the kernel's stays for the run, and so do the probes' */
 	while (*link && *link != m)
 		link = &(*link)->next;
 	if (*link)

@@ -177,6 +177,8 @@ static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 		if (first_len && (strncmp(names[i], first, first_len) != 0 ||
 				  (names[i][first_len] && names[i][first_len] != '.')))
 			continue;
+		if (tapset_name_parsed(el->tapsets, TAPSET_ALIAS, i))
+			continue;	/* its file is in the program already */
 		alias = name_components(names[i]);
 		n = count_components(alias);
 		prefix = n <= length ? take_components(pp->components, n, &rest) : NULL;
@@ -219,6 +221,48 @@ static bool fits_a_family(struct probe_point *pp)
  * all of it, those matching a leading part (the longest such part), the rest being a
  * suffix for the alias's points.
  */
+/* An alias of the program, under its first name; ORDER keeps the files' order, the
+ * order aliases of one name are tried in. */
+struct alias_entry {
+	const char *first;
+	int order;
+	struct probe *alias;
+};
+
+static int compare_alias_entries(const void *a, const void *b)
+{
+	const struct alias_entry *x = a, *y = b;
+	int c = strcmp(x->first, y->first);
+
+	return c ? c : x->order - y->order;
+}
+
+/* EL's aliases by first name (made again once files were added to the program). */
+static void index_aliases(struct elaborator *el)
+{
+	int files = 0, n = 0;
+
+	for (struct stapfile *f = el->prog->files; f; f = f->next)
+		files++;
+	if (files == el->alias_files && el->aliases)
+		return;
+	for (struct stapfile *f = el->prog->files; f; f = f->next)
+		for (struct probe *a = f->probes; a; a = a->next)
+			n += a->alias != NOT_ALIAS;
+	free(el->aliases);
+	el->aliases = xcalloc(n + 1, sizeof(*el->aliases));
+	el->naliases = 0;
+	for (struct stapfile *f = el->prog->files; f; f = f->next)
+		for (struct probe *a = f->probes; a; a = a->next)
+			if (a->alias != NOT_ALIAS) {
+				el->aliases[el->naliases] = (struct alias_entry){
+					a->alias_name->components->name, el->naliases, a };
+				el->naliases++;
+			}
+	qsort(el->aliases, el->naliases, sizeof(*el->aliases), compare_alias_entries);
+	el->alias_files = files;
+}
+
 static int find_aliases(struct elaborator *el, struct probe_point *pp,
 			struct alias_match **out)
 {
@@ -227,6 +271,7 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 	bool literal_first = pp->components && !strpbrk(pp->components->name, "*?[");
 
 	load_matching_aliases(el, pp);
+	index_aliases(el);
 	*out = NULL;
 	for (int prefix_len = length; prefix_len > 0 && !found; prefix_len--) {
 		struct component *rest;
@@ -240,15 +285,32 @@ static int find_aliases(struct elaborator *el, struct probe_point *pp,
 			break;
 		prefix = take_components(pp->components, prefix_len, &rest);
 
-		for (struct stapfile *f = el->prog->files; f; f = f->next)
-			for (struct probe *a = f->probes; a; a = a->next) {
-				if (!a->alias || (literal_first && strcmp(a->alias_name->components->name,
-									  prefix->name) != 0) ||
-				    !components_match(prefix, a->alias_name->components))
-					continue;
-				*out = xrealloc(*out, (found + 1) * sizeof(**out));
-				(*out)[found++] = (struct alias_match){ a, rest };
+		/* with a literal first name, only the aliases of that name */
+		int from = 0, to = el->naliases;
+
+		if (literal_first) {
+			struct alias_entry key = { prefix->name, -1, NULL };
+
+			while (from < to) {	/* the first entry not before KEY */
+				int mid = from + (to - from) / 2;
+
+				if (compare_alias_entries(&el->aliases[mid], &key) < 0)
+					from = mid + 1;
+				else
+					to = mid;
 			}
+			for (to = from; to < el->naliases &&
+					strcmp(el->aliases[to].first, prefix->name) == 0; to++)
+				;
+		}
+		for (int i = from; i < to; i++) {
+			struct probe *a = el->aliases[i].alias;
+
+			if (!components_match(prefix, a->alias_name->components))
+				continue;
+			*out = xrealloc(*out, (found + 1) * sizeof(**out));
+			(*out)[found++] = (struct alias_match){ a, rest };
+		}
 	}
 	return found;
 }

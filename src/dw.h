@@ -51,6 +51,7 @@ struct dw_module {
 	Dwarf *dwarf;
 	Dwarf_Addr bias;	/* DWARF address + bias = address in symbols */
 	bool open_failed;
+	bool in_use;		/* a probe of the program refers to it: debuginfo_close() keeps it */
 	/* from the ELF symbol table, read once; by address */
 	struct dw_symbol *symbols;
 	int nsymbols;
@@ -92,7 +93,8 @@ struct dw_module *debuginfo_kernel(struct debuginfo *di);
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
 /* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
 bool dw_module_open(struct dw_module *m);
-/* Frees a module's DWARF and tables (a later debuginfo_module() opens it again). */
+/* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
+ * a probe of the program uses it (in_use). */
 void debuginfo_close(struct debuginfo *di, struct dw_module *m);
 /* The names of the modules with debuginfo matching PATTERN (fnmatch), sorted. */
 struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern);

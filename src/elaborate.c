@@ -556,10 +556,35 @@ static char *body_locals(struct probe_body *body)
 {
 	struct strbuf sb = { 0 };
 
+	/* "__" names are the tapset's own workings (stap lists its own, ours differ) */
 	for (struct symbol *l = body ? body->locals : NULL; l; l = l->next)
 		if (!starts_with(l->name, "__"))
 			sb_printf(&sb, " %s:%s", l->name, type_name(l->type));
 	return sb.data ? sb_steal(&sb) : xstrdup("");
+}
+
+/* The target variables of the probes of BODY, as their families list them (those all of
+ * them have, when there are several). */
+static char *body_target_variables(struct program *prog, struct probe_body *body)
+{
+	char *vars = NULL;
+
+	for (struct derived_probe *dp = prog->probes; body && dp; dp = dp->next) {
+		char *these;
+
+		if (dp->handler != body || !dp->family->list_variables)
+			continue;
+		these = dp->family->list_variables(dp);
+		if (!these)
+			continue;
+		if (!vars) {
+			vars = these;
+			continue;
+		}
+		keep_common(&vars, these);
+		free(these);
+	}
+	return vars ? vars : xstrdup("");
 }
 
 /*
@@ -598,8 +623,13 @@ static bool alias_locals(struct session *s, struct preprocessor *pp, struct stap
 		infer_types(&el);
 	diag_quiet--;
 	ok = el.errors == 0;
-	for (int i = 0; ok && i < n; i++)
-		locals[i] = body_locals(first[i]);
+	for (int i = 0; ok && i < n; i++) {
+		char *names = body_locals(first[i]), *targets = body_target_variables(el.prog, first[i]);
+
+		locals[i] = xasprintf("%s%s", names, targets);
+		free(names);
+		free(targets);
+	}
 	free(first);
 	return ok;
 }

@@ -43,6 +43,10 @@ struct elaborator {
 	bool listing;			/* -l/-L: collect the names of what points resolve to */
 	struct listed_point *listed;
 	int nlisted;
+	/* derive.c: the program's aliases sorted by their first name, made again when the
+	 * program has more files than ALIAS_FILES */
+	struct alias_entry *aliases;
+	int naliases, alias_files;
 	struct function **function_tail;
 	struct symbol **global_tail;
 	struct probe_body **body_tail;
@@ -142,6 +146,8 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 /* Parses (once) and returns the tapset file that defines NAME, or NULL. */
 struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
 			     const char *name, int *errors);
+/* The file of tapset_names()'s name I was parsed already: loaded, or it failed */
+bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i);
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names);
 /* Parses every file defining NAME and hands each to LOAD. */

@@ -30,6 +30,9 @@ struct probe_family {
 	 */
 	enum target_resolution (*resolve_target)(struct elaborator *el, struct derived_probe *dp,
 						 struct node *n, bool quiet);
+	/* -L: the target variables of DP, a probe of a program (" $name:type ..."), for
+	 * the aliases that expand to it; NULL: none */
+	char *(*list_variables)(struct derived_probe *dp);
 	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
 	const char *target_write_refusal;
 	/* Pass 3: the registration table for this family's probes (NULL: not yet). */

@@ -183,6 +183,7 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 		return false;
 	}
 	p = xcalloc(1, sizeof(*p));
+	site->module->in_use = true;	/* the probe's target variables read its DWARF */
 	p->symbol = site->module->is_kernel ? xstrdup(anchor->name) :
 			xasprintf("%s:%s", site->module->name, anchor->name);
 	p->offset = site->addr - anchor->addr;
@@ -600,7 +601,15 @@ static void dwarf_emit(struct emitter *e, struct program *prog)
 	emit_probe_table(e, prog, &dwarf_family, &table);
 }
 
+static char *dwarf_list_variables(struct derived_probe *dp)
+{
+	struct dwarf_probe *p = dp->data;
+
+	return p && p->site.module ? dw_site_variables(&p->site, p->is_return) : NULL;
+}
+
 const struct probe_family dwarf_family = {
+	.list_variables = dwarf_list_variables,
 	.name = "dwarf",
 	.templates = dwarf_templates,
 	.build = dwarf_build,

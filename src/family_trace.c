@@ -99,6 +99,7 @@ static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 			continue;
 		}
 		p = xcalloc(1, sizeof(*p));
+		m->in_use = true;	/* its arguments' types are the module's DWARF */
 		p->module = m->is_kernel ? NULL : xstrdup(m->name);
 		p->name = xstrdup(tp->name);
 		p->system = xstrdup(tp->system);
@@ -335,7 +336,22 @@ static const char *trace_missing(struct derived_probe *dp)
 	return NULL;
 }
 
+static char *trace_list_variables(struct derived_probe *dp)
+{
+	struct trace_probe *p = dp->data;
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < p->nargs; i++) {
+		char *type = ctype_name(p->args[i].type);
+
+		sb_printf(&sb, " $%s:%s", p->args[i].name, type);
+		free(type);
+	}
+	return sb.data ? sb_steal(&sb) : xstrdup("");
+}
+
 const struct probe_family trace_family = {
+	.list_variables = trace_list_variables,
 	.name = "trace",
 	.templates = trace_templates,
 	.build = trace_build,

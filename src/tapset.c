@@ -427,6 +427,23 @@ void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, 
 	}
 }
 
+bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i)
+{
+	struct tapset_definition *d;
+	int first = 0, end = ix->ndefinitions;
+
+	while (first < end) {	/* the first definition of KIND: they are sorted by kind */
+		int mid = first + (end - first) / 2;
+
+		if (ix->definitions[mid].kind < kind)
+			first = mid + 1;
+		else
+			end = mid;
+	}
+	d = &ix->definitions[first + i];
+	return ix->files[d->file].parsed || ix->files[d->file].parse_failed;
+}
+
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names)
 {
