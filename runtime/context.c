@@ -135,6 +135,8 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->actions_remaining = MAXACTION;
 	c->nesting = 0;
 	c->next_called = false;
+	c->regex.ok = false;
+	c->regex.ngroups = 0;
 
 	probe->handler(c);
 
