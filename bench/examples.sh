@@ -34,12 +34,15 @@ check() {
 	cmd=$(grep -m1 '^test_check:' "$meta" | sed 's/^test_check: *//')
 	cmd=${cmd#stap }
 	cd "$dir"
-	if out=$(eval "timeout 300 $STAP_CMD -m chk_$$_$RANDOM $cmd" 2>&1 >/dev/null); then
+	# a module name of the example's own (the module cache ignores names: a rerun of an
+	# unchanged script is a cache hit)
+	module=ex_$(echo "$name" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' _)
+	if out=$(eval "timeout 300 $STAP_CMD -m $module $cmd" 2>&1 >/dev/null); then
 		echo "pass $name"
 	else
 		echo "fail $name: $(echo "$out" | grep -m1 -i 'error\|fail\|timeout' || echo "$out" | head -1)"
 	fi
-	rm -f chk_*.ko
+	rm -f ex_*.ko
 }
 export -f check
 export STAP_CMD=$stap work
