@@ -83,12 +83,13 @@ static char *source_line(struct source_file *file, int line)
 
 #define MAX_EXPANSIONS_SHOWN 5
 
-/* "identifier 'x' at FILE:L:C" (stap shows keywords by kind only) */
+/* "identifier 'x' at FILE:L:C" (stap shows keywords by kind only, strings as it keeps
+ * them: "string 'a\12b'") */
 static void put_token(struct strbuf *sb, struct token *tok)
 {
 	sb_puts(sb, token_kind_text(tok));
 	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED && tok->kind != TOK_KEYWORD)
-		sb_printf(sb, " '%s'", tok->text);
+		sb_printf(sb, " '%s'", tok->kind == TOK_STRING && tok->raw ? tok->raw : tok->text);
 	sb_printf(sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
 }
 
