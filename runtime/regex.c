@@ -4,7 +4,8 @@
  * regular expression (src/regex.c says how they are made and what a match is).
  *
  * Bounded time, no allocation, no recursion: a DFA of the reversed expression read
- * backwards finds where the leftmost match starts, the expression's DFA read forwards
+ * backwards finds where the leftmost match starts (an expression anchored by ^ has none:
+ * its match can only start at 0), the expression's DFA read forwards
  * from there where the longest one ends; an expression with groups then runs its program
  * as a Pike VM over that span (every thread at most once per instruction and position,
  * in order of preference) in the scratch space the caller gives, STP_REGEX_SCRATCH ints
@@ -52,7 +53,8 @@ struct stp_regex {
 	const u8 *classes;		/* byte -> the DFAs' column */
 	int nclasses;
 	struct stp_regex_dfa fwd;	/* the expression, anchored */
-	struct stp_regex_dfa rev;	/* the reversed expression, unanchored */
+	struct stp_regex_dfa rev;	/* the reversed expression, unanchored; no next
+					 * when a match can only start at 0 (^...) */
 	int ngroups;			/* with group 0 */
 	/* with groups: the forward program and its sets of bytes */
 	const struct stp_regex_inst *prog;
@@ -197,23 +199,27 @@ static void stp_regex_groups(const struct stp_regex *re, const char *s, int n, i
  * where group k starts and ends (-1 when it took no part), group 0 being the match.
  * SCRATCH has stp_regex_scratch_words(RE) ints.
  */
-static __maybe_unused bool stp_regex_exec(const struct stp_regex *re, const char *s, int n,
-					  int *pos, int *scratch)
+static __maybe_unused bool stp_regex_exec(const struct stp_regex *re, const char *s,
+					  int n, int *pos, int *scratch)
 {
 	const struct stp_regex_dfa *d = &re->rev;
 	int nc = re->nclasses, start = -1, end = -1;
-	unsigned int st = d->start[1];
+	unsigned int st = d->next ? d->start[1] : 0;
 
 	/* leftmost start: the reversed expression, from the end */
-	if (d->accept[st] & (n == 0 ? STP_REGEX_ACCEPT_AT_END : STP_REGEX_ACCEPT))
-		start = n;
-	for (int p = n; p > 0 && st; p--) {
-		st = d->next[st * nc + re->classes[(unsigned char)s[p - 1]]];
-		if (d->accept[st] & (p == 1 ? STP_REGEX_ACCEPT_AT_END : STP_REGEX_ACCEPT))
-			start = p - 1;
+	if (!d->next) {
+		start = 0;
+	} else {
+		if (d->accept[st] & (n == 0 ? STP_REGEX_ACCEPT_AT_END : STP_REGEX_ACCEPT))
+			start = n;
+		for (int p = n; p > 0 && st; p--) {
+			st = d->next[st * nc + re->classes[(unsigned char)s[p - 1]]];
+			if (d->accept[st] & (p == 1 ? STP_REGEX_ACCEPT_AT_END : STP_REGEX_ACCEPT))
+				start = p - 1;
+		}
+		if (start < 0)
+			return false;
 	}
-	if (start < 0)
-		return false;
 	/* longest end: the expression, from there */
 	d = &re->fwd;
 	st = d->start[start == 0];
@@ -224,7 +230,7 @@ static __maybe_unused bool stp_regex_exec(const struct stp_regex *re, const char
 		if (d->accept[st] & (p + 1 == n ? STP_REGEX_ACCEPT_AT_END : STP_REGEX_ACCEPT))
 			end = p + 1;
 	}
-	if (end < 0)		/* cannot happen: the two automata agree */
+	if (end < 0)		/* only when anchored: the two automata agree */
 		return false;
 	pos[0] = start;
 	pos[1] = end;
@@ -234,8 +240,9 @@ static __maybe_unused bool stp_regex_exec(const struct stp_regex *re, const char
 }
 
 /* STR =~ RE, remembered in M for matched() (M->pos must hold RE's groups). */
-static __maybe_unused bool stp_regex_match(struct stp_regex_match *m, const struct stp_regex *re,
-					   const char *str, int *scratch)
+static __maybe_unused bool stp_regex_match(struct stp_regex_match *m,
+					   const struct stp_regex *re, const char *str,
+					   int *scratch)
 {
 	int n = strnlen(str, MAXSTRINGLEN - 1);
 
@@ -250,7 +257,8 @@ static __maybe_unused bool stp_regex_match(struct stp_regex_match *m, const stru
 
 /* Group N (0 <= N < M->ngroups) of M's successful match into DST (MAXSTRINGLEN bytes):
  * "" when it took no part. */
-static __maybe_unused char *stp_regex_group(const struct stp_regex_match *m, int n, char *dst)
+static __maybe_unused char *stp_regex_group(const struct stp_regex_match *m, int n,
+					    char *dst)
 {
 	int start = m->pos[2 * n], end = m->pos[2 * n + 1];
 

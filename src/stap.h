@@ -485,6 +485,21 @@ struct program;
 void dump_program(FILE *out, struct program *prog, bool bodies);
 char *expression_text(struct node *n);	/* as -p1 prints it: $file->f_pos */
 
+/*
+ * regex.c: the regular expression of str =~ "re" (and !~), compiled when the script is
+ * translated into the automata runtime/regex.c runs (pass 2 reports a bad one, pass 3
+ * writes its tables).  PATTERN is the literal as stap keeps it (the node's raw text).
+ */
+struct regex;
+/* NULL after an error: *ERROR is stap's message, "regex compilation error ...", to free */
+struct regex *regex_compile(const char *pattern, char **error);
+int regex_groups(const struct regex *re);	/* with group 0: what ngroups() returns */
+/* ints of the probe context's scratch space the runtime needs to find its groups */
+size_t regex_scratch_words(const struct regex *re);
+/* its tables and "static const struct stp_regex NAME" */
+void regex_emit(struct strbuf *out, const struct regex *re, const char *name);
+void regex_free(struct regex *re);
+
 /* ------------------------------------------------------------------ */
 /* The session: the command line, as every pass sees it                */
 /* ------------------------------------------------------------------ */

@@ -461,11 +461,38 @@ char *translate(struct session *s, struct program *prog)
 			emit(&e, "%s \"%s\"", i ? "," : "", prog->module_symbols.items[i]);
 		emit(&e, "\n");
 	}
+	if (t.nregexes) {	/* the context's room for =~ (runtime/regex.c) */
+		int groups = 1;
+		size_t scratch = 1;
+
+		for (int i = 0; i < t.nregexes; i++) {
+			if (!t.regexes[i].re)
+				continue;
+			if (regex_groups(t.regexes[i].re) > groups)
+				groups = regex_groups(t.regexes[i].re);
+			if (regex_scratch_words(t.regexes[i].re) > scratch)
+				scratch = regex_scratch_words(t.regexes[i].re);
+		}
+		emit(&e, "#define STP_REGEX_GROUPS %d\n#define STP_REGEX_SCRATCH %zu\n", groups,
+		     scratch);
+	}
 	emit(&e, "#include \"runtime.h\"\n\n");
 	emit(&e, "/* embedded C reaches the probe's context as CONTEXT */\n#define CONTEXT c\n\n");
 	for (struct stapfile *file = prog->files; file; file = file->next)
 		for (struct embed *em = file->embeds; em; em = em->next)
 			emit_embedded_code(&e, em->code);
+	for (int i = 0; i < t.nregexes; i++) {
+		char *name = xasprintf("stp_regex_%d", i);
+		char *pattern = c_string(t.regexes[i].pattern);
+
+		emit(&e, "// =~ %s\n", pattern);
+		if (t.regexes[i].re)
+			regex_emit(&e.out, t.regexes[i].re, name);
+		regex_free(t.regexes[i].re);
+		free(name);
+		free(pattern);
+	}
+	free(t.regexes);
 	emit_globals(&e, &t);
 	emit_frames(&e, bodies, nbodies);
 	emit_alloc_free(&e, &t);

@@ -26,6 +26,12 @@ struct global_c {
 	int64_t bit_shift;		/* @variance(x, N) */
 };
 
+/* A distinct regular expression of the program's =~ and !~: the tables stp_regex_N. */
+struct regex_c {
+	const char *pattern;		/* the literal as stap keeps it */
+	struct regex *re;
+};
+
 struct translator {
 	struct session *session;
 	struct program *prog;
@@ -34,6 +40,8 @@ struct translator {
 	struct function **functions;	/* the used ones, with their C names */
 	char **function_names;
 	int nfunctions;
+	struct regex_c *regexes;	/* in order of first use (translate_expr.c) */
+	int nregexes;
 	int errors;
 };
 

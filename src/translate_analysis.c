@@ -151,7 +151,6 @@ struct checking {
 static const char *untranslatable(struct checking *ck, struct node *n)
 {
 	switch (n->kind) {
-	case ND_REGEX: return "regular expression matching is";
 	case ND_TARGET:
 		if ((ck->body && is_procfs_value(ck->body, n)) || n->access)
 			return NULL;

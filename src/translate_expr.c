@@ -36,7 +36,8 @@ static bool has_side_effects(struct node *n)
 	switch (n->kind) {
 	case ND_ASSIGN: case ND_CALL: case ND_PRINT: case ND_INCREMENT: case ND_ACCUMULATE:
 	case ND_INDEX: case ND_STAT: case ND_HIST: case ND_IN: case ND_EMBEDDED_EXPR:
-		return true;	/* or may raise an error, or uses temporaries */
+	case ND_REGEX:
+		return true;	/* or may raise an error, or uses temporaries; =~ sets matched() */
 	case ND_BINARY:
 		if (strcmp(n->op, "/") == 0 || strcmp(n->op, "%") == 0)
 			return true;
@@ -586,6 +587,41 @@ static char *function_call(struct body *b, struct node *n)
 	return sb_steal(&sb);
 }
 
+/*
+ * str =~ "re" (!~ negates): the expression's tables are written once per distinct
+ * pattern (translate.c); the match, and its groups for matched(), go to the context.
+ */
+static char *regex_match(struct body *b, struct node *n)
+{
+	struct translator *t = b->t;
+	const char *pattern = n->rhs->raw ? n->rhs->raw : n->rhs->string;
+	char *subject = translate_expr(b, n->lhs), *s;
+	int k, id = b->unique++;
+
+	for (k = 0; k < t->nregexes; k++)
+		if (strcmp(t->regexes[k].pattern, pattern) == 0)
+			break;
+	if (k == t->nregexes) {
+		char *error;
+		struct regex *re = regex_compile(pattern, &error);
+
+		if (!re) {	/* pass 2 compiled it already */
+			diag_at("translation error", n->rhs->tok, "%s", error);
+			free(error);
+			t->errors++;
+		}
+		t->regexes = xrealloc(t->regexes, (t->nregexes + 1) * sizeof(*t->regexes));
+		t->regexes[k].pattern = pattern;
+		t->regexes[k].re = re;
+		t->nregexes++;
+	}
+	s = xasprintf("({ const char *_s%d = %s; (s64)(likely(!c->last_error) && "
+		      "%sstp_regex_match(&c->regex, &stp_regex_%d, _s%d, c->regex_scratch)); })",
+		      id, subject, strcmp(n->op, "!~") == 0 ? "!" : "", k, id);
+	free(subject);
+	return s;
+}
+
 static char *embedded_expression(struct body *b, struct node *n)
 {
 	if (n->type == TYPE_STRING)
@@ -635,6 +671,8 @@ char *translate_expr(struct body *b, struct node *n)
 		return accumulate(b, n);
 	case ND_EMBEDDED_EXPR:
 		return embedded_expression(b, n);
+	case ND_REGEX:
+		return regex_match(b, n);
 	case ND_ENTRY: {	/* kept by the entry for this return */
 		char *where = entry_offset(b->handler, (int)n->number);
 

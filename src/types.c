@@ -74,6 +74,19 @@ static void learn_arity(struct elaborator *el, struct symbol *sym, int arity, st
 
 static enum stap_type infer(struct typing *ty, struct node *n);
 
+/* The regular expression of =~ or !~ (a string literal) compiles (regex.c). */
+static void check_regex(struct elaborator *el, struct node *n)
+{
+	char *error;
+	struct regex *re = regex_compile(n->rhs->raw ? n->rhs->raw : n->rhs->string, &error);
+
+	if (!re) {
+		semantic_error_keyed(el, n->rhs->tok, "regex compilation error", error);
+		free(error);
+	}
+	regex_free(re);
+}
+
 /* N must have TYPE: pass it down to whatever N names, or check it. */
 static void push_type(struct typing *ty, struct node *n, enum stap_type type)
 {
@@ -379,6 +392,8 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 		infer(ty, n->lhs);
 		push_type(ty, n->lhs, TYPE_STRING);
 		t = TYPE_LONG;
+		if (ty->el->report)	/* once: pass 3 compiles it again, for its tables */
+			check_regex(ty->el, n);
 		break;
 	case ND_COMPARE:
 		a = infer(ty, n->lhs);
