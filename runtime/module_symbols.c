@@ -10,25 +10,27 @@
  * modules: its address comes from a kprobe on it, which is then removed).  A module
  * notifier looks them up again when a module comes, and forgets them when it goes; a
  * handler that reads one of an absent module gets a soft error.
+ *
+ * The lookup itself (stp_find_kallsyms_lookup_name()) serves other glue too: the
+ * hardware breakpoints of kernel.data("symbol").
  */
-#ifdef STP_MODULE_SYMBOLS
-
 #ifdef CONFIG_X86_KERNEL_IBT
 #include <asm/ibt.h>
 #endif
 
-static const char *const stp_module_symbol_names[] = { STP_MODULE_SYMBOLS };
-static unsigned long stp_module_symbol_addresses[ARRAY_SIZE(stp_module_symbol_names)];
 static unsigned long (*stp_kallsyms_lookup_name)(const char *name);
-static DEFINE_MUTEX(stp_module_symbols_mutex);
 
-/* The address of kallsyms_lookup_name, from a kprobe placed on it for a moment. */
-static int stp_find_kallsyms_lookup_name(void)
+/* The address of kallsyms_lookup_name, from a kprobe placed on it for a moment.
+ * Context: process context (registers a kprobe). */
+static __maybe_unused int stp_find_kallsyms_lookup_name(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
 	unsigned long addr;
-	int rc = register_kprobe(&kp);
+	int rc;
 
+	if (stp_kallsyms_lookup_name)
+		return 0;
+	rc = register_kprobe(&kp);
 	if (rc)
 		return rc;
 	addr = (unsigned long)kp.addr;
@@ -41,6 +43,12 @@ static int stp_find_kallsyms_lookup_name(void)
 	stp_kallsyms_lookup_name = (unsigned long (*)(const char *))addr;
 	return 0;
 }
+
+#ifdef STP_MODULE_SYMBOLS
+
+static const char *const stp_module_symbol_names[] = { STP_MODULE_SYMBOLS };
+static unsigned long stp_module_symbol_addresses[ARRAY_SIZE(stp_module_symbol_names)];
+static DEFINE_MUTEX(stp_module_symbols_mutex);
 
 /* Whether "module:symbol" NAME is of the module called MODULE. */
 static bool stp_module_symbol_of(const char *name, const char *module)

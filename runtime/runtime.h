@@ -21,7 +21,10 @@
  *   timer.c       timer.* probes: hrtimers, jiffies timers, per-CPU profile timers
  *   kprobe.c      kprobe.* probes: kprobes and kretprobes
  *   tracepoint.c  kernel.trace(...) probes: the kernel's tracepoint API
- *   module_symbols.c  where modules' static variables are (target variables)
+ *   netfilter.c   netfilter.hook(...) probes: netfilter hook functions
+ *   module_symbols.c  where modules' static variables are (target variables); kallsyms
+ *   symbols.c     kernel addresses as symbols, backtraces from the kernel's unwinder
+ *   hwbkpt.c      kernel.data(...) probes: hardware breakpoints
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
  *   module.c      module init/exit and the control commands
@@ -269,6 +272,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "netfilter.c"
 #include "module_symbols.c"
 #include "symbols.c"
+#include "hwbkpt.c"
 #include "procfs.c"
 #include "module.c"
 

@@ -22,6 +22,7 @@ const struct probe_family *const probe_families[] = {
 	&dwarf_family,
 	&trace_family,
 	&netfilter_family,
+	&hwbkpt_family,
 	NULL,
 };
 
