@@ -26,7 +26,7 @@
 struct stp_procfs_file {
 	const char *path;		/* under /proc/systemtap/MODULE/, may hold '/' */
 	const struct stp_probe *read_probe;
-	const struct stp_probe *write_probe;
+	const struct stp_probe *const *write_probes;	/* NULL-ended, or NULL */
 	size_t maxsize;			/* what a read returns at most; 0: STP_PROCFS_BUFSIZE */
 	int umask;			/* -1: none given */
 	/* run-time state */
@@ -72,7 +72,7 @@ static int stp_procfs_open(struct inode *inode, struct file *file)
 	size_t size = max_t(size_t, stp_procfs_limit(f) + 1, MAXSTRINGLEN);
 
 	if (((file->f_mode & FMODE_READ) && !f->read_probe) ||
-	    ((file->f_mode & FMODE_WRITE) && !f->write_probe))
+	    ((file->f_mode & FMODE_WRITE) && !f->write_probes))
 		return -EACCES;
 	o = kvzalloc(sizeof(*o) + size, GFP_KERNEL);
 	if (!o)
@@ -114,6 +114,7 @@ static ssize_t stp_procfs_write(struct file *file, const char __user *ubuf, size
 {
 	struct stp_procfs_open *o = file->private_data;
 	struct stp_hit hit = { .data = o->buf };
+	const struct stp_probe *const *p;
 	size_t done = 0;
 
 	mutex_lock(&o->lock);
@@ -125,7 +126,8 @@ static ssize_t stp_procfs_write(struct file *file, const char __user *ubuf, size
 			return done ? done : -EFAULT;
 		}
 		o->buf[n] = '\0';
-		stp_probe_run_hit(o->file->write_probe, STP_SESSION_RUNNING, &hit);
+		for (p = o->file->write_probes; *p; p++)	/* $value is read-only there */
+			stp_probe_run_hit(*p, STP_SESSION_RUNNING, &hit);
 		done += n;
 		cond_resched();
 	}
@@ -216,8 +218,8 @@ static umode_t stp_procfs_mode(const struct stp_procfs_file *f)
 	umode_t mode;
 
 	if (f->umask < 0)
-		return (f->read_probe ? 0400 : 0) | (f->write_probe ? 0200 : 0);
-	mode = (f->read_probe ? 0444 : 0) | (f->write_probe ? 0222 : 0);
+		return (f->read_probe ? 0400 : 0) | (f->write_probes ? 0200 : 0);
+	mode = (f->read_probe ? 0444 : 0) | (f->write_probes ? 0222 : 0);
 	return mode & ~(umode_t)f->umask;
 }
 

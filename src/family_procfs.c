@@ -7,7 +7,7 @@
  *   ... .read.maxsize(N)     the buffer for what a read returns, in bytes
  *   procfs.umask(N) ...      the file's permissions, as a umask
  *
- * Each file has at most one read and one write probe.
+ * Each file has at most one read probe; all its write probes run on each write.
  */
 #include "elaborate.h"
 #include "emit.h"
@@ -103,7 +103,9 @@ static bool procfs_build(struct elaborator *el, struct probe_point *pp,
 		semantic_error(el, NULL, "maxsize must be greater than 0");
 		return false;
 	}
-	if (!el->listing && already_probed(el, f->path, f->write)) {
+	/* several write probes of one file all run on each write (input.char and
+	 * input.line share "__stdin"); a file has one reader */
+	if (!el->listing && !f->write && already_probed(el, f->path, f->write)) {
 		struct token *resolving = el->resolving;
 
 		el->resolving = NULL;	/* about the program, not this point: as stap says it */
@@ -125,7 +127,8 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 {
 	emit(e, "static struct stp_procfs_file stp_procfs_files[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		struct derived_probe *reader = NULL, *writer = NULL;
+		struct derived_probe *reader = NULL;
+		struct strbuf writers = { 0 };
 		struct procfs_probe *f = dp->data;
 		int64_t maxsize = 0, umask = -1;
 		struct strbuf *sb = &e->out;	/* straight into the C file */
@@ -144,7 +147,7 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 			if (o->family != &procfs_family || strcmp(of->path, f->path) != 0)
 				continue;
 			if (of->write)
-				writer = o;
+				sb_printf(&writers, "&stp_probes[%d], ", o->index);
 			else
 				reader = o, maxsize = of->maxsize;
 			if (umask < 0)	/* the first umask given for the file */
@@ -154,8 +157,10 @@ static void procfs_emit(struct emitter *e, struct program *prog)
 		sb_put_c_string(sb, f->path);
 		if (reader)
 			sb_printf(sb, ", .read_probe = &stp_probes[%d]", reader->index);
-		if (writer)
-			sb_printf(sb, ", .write_probe = &stp_probes[%d]", writer->index);
+		if (writers.data)
+			sb_printf(sb, ", .write_probes = (const struct stp_probe *const[]){ %sNULL }",
+				  writers.data);
+		sb_free(&writers);
 		sb_printf(sb, ", .maxsize = %" PRId64 ", .umask = %s%" PRIo64 " },\n", maxsize,
 			  umask < 0 ? "-" : "0", umask < 0 ? -umask : umask);
 	}

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ struct session {
 	bool have_child;
 	time_t exit_sent_at;
 	int status;
+	int stdin_fd;			/* the module's __stdin file (input.*), or -1 */
 };
 
 static struct {
@@ -78,6 +80,72 @@ static const char usage_text[] =
 "usage: stapio [-v]... [-w] [-c CMD | -x PID] [-o FILE] [-S SIZE[,N]] [-T MS] [-D]\n"
 "              [-L | -A] MODULE\n"
 "(started by staprun with the name of a loaded module; see stapio(8))\n";
+
+/* The terminal's settings, while input.* probes read it a character at a time. */
+static struct termios saved_termios;
+static bool termios_changed;
+
+static void restore_terminal(void)
+{
+	if (termios_changed) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+		termios_changed = false;
+	}
+}
+
+/*
+ * A script with input.char or input.line probes has the file __stdin in its procfs
+ * folder (stapprobes(3stap), INPUT): stapio writes its own standard input there, one
+ * character per write (each write runs the probes once), from when the module has
+ * started.  A terminal goes into non-canonical mode meanwhile, so characters come as
+ * they are typed.  Not with -c (the command owns the terminal), -D or -A.
+ */
+static void open_module_stdin(struct session *s)
+{
+	char path[PATH_MAX];
+
+	if (opt.command || opt.daemon || opt.attach || opt.load_only)
+		return;
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s->module);
+	s->stdin_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (s->stdin_fd < 0)
+		return;
+	say(1, "standard input goes to %s", path);
+	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_termios) == 0) {
+		struct termios raw = saved_termios;
+
+		raw.c_lflag &= ~ICANON;
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0) {
+			termios_changed = true;
+			atexit(restore_terminal);
+		}
+	}
+}
+
+/* What standard input has, to the module; at its end (or an error) no more. */
+static void forward_stdin(struct session *s)
+{
+	char buf[256];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	for (ssize_t i = 0; i < n; i++) {
+		if (write(s->stdin_fd, &buf[i], 1) != 1) {
+			fprintf(stderr, "WARNING: cannot pass standard input to the module: %s\n",
+				strerror(errno));
+			n = 0;
+			break;
+		}
+	}
+	if (n <= 0) {
+		close(s->stdin_fd);
+		s->stdin_fd = -1;
+		restore_terminal();
+	}
+}
 
 static void on_stop_signal(int sig)
 {
@@ -388,8 +456,8 @@ enum outcome { SESSION_ENDED, SESSION_DETACHED };
 
 static enum outcome run_session(struct session *s)
 {
-	struct pollfd *pfds = calloc(s->nrelays + 1, sizeof(*pfds));
-	bool daemonized = false;
+	struct pollfd *pfds = calloc(s->nrelays + 2, sizeof(*pfds));
+	bool daemonized = false, stdin_looked = false;
 
 	if (!pfds)
 		fatal("out of memory");
@@ -413,13 +481,23 @@ static enum outcome run_session(struct session *s)
 			daemonize(s);
 			daemonized = true;
 		}
+		if (s->started && !stdin_looked) {
+			open_module_stdin(s);
+			stdin_looked = true;
+		}
 		pfds[0] = (struct pollfd){ .fd = s->ctl_fd, .events = POLLIN };
 		for (size_t i = 0; i < s->nrelays; i++)
 			pfds[i + 1] = (struct pollfd){
 				.fd = s->relays[i].polled ? s->relays[i].fd : -1,
 				.events = POLLIN,
 			};
-		ready = poll(pfds, s->nrelays + 1, timeout);
+		pfds[s->nrelays + 1] = (struct pollfd){
+			.fd = s->stdin_fd >= 0 && !s->exit_sent ? STDIN_FILENO : -1,
+			.events = POLLIN,
+		};
+		ready = poll(pfds, s->nrelays + 2, timeout);
+		if (ready > 0 && pfds[s->nrelays + 1].revents)
+			forward_stdin(s);
 		if (ready < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
 		for (size_t i = 0; ready > 0 && i < s->nrelays; i++) {
@@ -460,6 +538,10 @@ static enum outcome run_session(struct session *s)
 		}
 	}
 	free(pfds);
+	if (s->stdin_fd >= 0)
+		close(s->stdin_fd);
+	s->stdin_fd = -1;
+	restore_terminal();
 	return SESSION_ENDED;
 }
 
@@ -617,7 +699,7 @@ static void set_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct session s = { .ctl_fd = -1 };
+	struct session s = { .ctl_fd = -1, .stdin_fd = -1 };
 	enum outcome outcome = SESSION_ENDED;
 	bool opened;
 
