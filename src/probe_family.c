@@ -238,19 +238,25 @@ char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases
 	for (int i = 0; i < best && c->next; i++)
 		c = c->next;
 	*where = c->tok;
-	for (int i = 0; i < total; i++) {
-		struct template *t = i < ntemplates ? &templates[i] : &extra[i - ntemplates];
-		bool seen = false;
+	/* the families' names; the aliases' only where no family has a name there (stap
+	 * suggests "never" for "begn", not the tapset's "vm"), shortest first */
+	for (int group = 0, from = 0; group < 2 && !names.count; group++) {
+		for (int i = group ? ntemplates : 0; i < (group ? total : ntemplates); i++) {
+			struct template *t = i < ntemplates ? &templates[i] : &extra[i - ntemplates];
+			bool seen = false;
 
-		if (fitting_components(pp, t) < best || t->n <= best)
-			continue;
-		for (int k = 0; k < names.count; k++)
-			seen |= strcmp(names.items[k], t->c[best].name) == 0;
-		if (!seen)
-			strlist_add(&names, t->c[best].name);
+			if (fitting_components(pp, t) < best || t->n <= best)
+				continue;
+			for (int k = 0; k < names.count; k++)
+				seen |= strcmp(names.items[k], t->c[best].name) == 0;
+			if (!seen)
+				strlist_add(&names, t->c[best].name);
+		}
+		if (names.count > from)
+			qsort(names.items + from, names.count - from, sizeof(*names.items),
+			      compare_strings_by_length);
+		from = names.count;
 	}
-	if (names.count)
-		qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
 	similar = similar_names_including(c->name, (const char *const *)names.items,
 					  names.count);
 	strlist_free(&names);
