@@ -69,6 +69,25 @@ static const struct kernel_param_ops stp_param_ops_s64 __maybe_unused = {
 	.get = stp_param_get_s64,
 };
 
+/*
+ * The parameter TEXT (its name, a string) of global number ID, as module_param_cb() and
+ * module_param_string() make one, but without pasting the script's name into C
+ * identifiers: a global called like a kernel macro (PAGE_SIZE, HZ) stays itself.
+ */
+#define STP_PARAM(id, text, ops_, member, value)				\
+	static const char stp_param_name_##id[] = MODULE_PARAM_PREFIX text;	\
+	static const struct kernel_param stp_param_##id __used			\
+		__section("__param") __aligned(sizeof(void *)) = {		\
+		.name = stp_param_name_##id, .mod = THIS_MODULE, .ops = ops_,	\
+		.perm = 0, .level = -1, .flags = 0, .member = value,		\
+	}
+#define STP_PARAM_S64(id, text, var) STP_PARAM(id, text, &stp_param_ops_s64, arg, &(var))
+#define STP_PARAM_STRING(id, text, buf)						\
+	static const struct kparam_string stp_param_string_##id = {		\
+		.maxlen = MAXSTRINGLEN, .string = (buf),			\
+	};									\
+	STP_PARAM(id, text, &param_ops_string, str, &stp_param_string_##id)
+
 /* ---- soft errors of arrays and statistics ---- */
 
 static void stp_map_overflow(struct context *c, const char *what, const struct stp_map_desc *d)

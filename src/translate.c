@@ -206,8 +206,7 @@ static void emit_globals(struct emitter *e, struct translator *t)
 
 			emit(e, "static char %s[MAXSTRINGLEN] = %s;\n", g->name, init);
 			if (param)
-				emit(e, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n", sym->name,
-				     g->name);
+				emit(e, "STP_PARAM_STRING(%d, \"%s\", %s);\n", i, sym->name, g->name);
 			free(init);
 		} else {
 			int64_t init = sym->init && sym->init->kind == ND_NUMBER ? sym->init->number : 0;
@@ -217,8 +216,7 @@ static void emit_globals(struct emitter *e, struct translator *t)
 			else
 				emit(e, "static s64 %s = %" PRId64 "LL;\n", g->name, init);
 			if (param)
-				emit(e, "module_param_cb(%s, &stp_param_ops_s64, &%s, 0);\n", sym->name,
-				     g->name);
+				emit(e, "STP_PARAM_S64(%d, \"%s\", %s);\n", i, sym->name, g->name);
 		}
 		emit(e, "\n");
 	}
