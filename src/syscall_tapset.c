@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-14"
+#define GENERATOR "syscalls-15"
 
 /* How an argument is kept and shown. */
 enum arg_kind {
@@ -945,6 +945,9 @@ static void put_syscall_any(struct strbuf *sb, const struct syscall_tables *tabl
 		"\tif (STAP_ARG_nr >= 0 && STAP_ARG_nr < (int64_t)count && names[STAP_ARG_nr])\n"
 		"\t\tstrlcpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
 		"%}\n\n"
+		"// syscall_name(nr): the name of system call NR (syscall_any's syscall_nr) in the\n"
+		"// current task's ABI, as the syscall.* probes name it; \"\" if none\n"
+		"function syscall_name:string (nr:long) {\n\treturn __syscall_name(nr)\n}\n\n"
 		"probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
 		"\tsyscall_nr = $id\n\tname = __syscall_name(syscall_nr)\n}\n"
 		"probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\")\n{\n"
