@@ -1,0 +1,1 @@
+-L 'generic.*.*.return'
