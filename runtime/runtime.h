@@ -129,6 +129,7 @@ struct context;
 struct stp_probe {
 	void (*handler)(struct context *c);
 	const char *point;		/* "begin", what pp() returns */
+	const char *script_point;	/* the script's point, wildcards expanded: pn() */
 	const char *location;		/* "<input>:1:1", for messages */
 };
 

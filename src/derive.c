@@ -27,12 +27,14 @@ struct context {
 	struct probe_body *handler;	/* made when the first probe is derived */
 	char *derivation;		/* for -p2's "<- ..." when a family resolves the point */
 	char *alias_tail;		/* what an alias expansion's derivation ends with */
+	char *script_point;		/* the user's point, its wildcards expanded: pn() */
 	struct token *tok;		/* where the handler's warnings point */
 	struct probe_point *from;	/* the alias's point this level resolves, if any */
 	struct context *outer;		/* the level that expanded the alias */
 };
 
 static bool derive_point(struct elaborator *el, struct probe_point *pp, struct context *cx);
+static struct component *append_components(struct component *a, struct component *b);
 static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 				 struct context *cx);
 
@@ -445,6 +447,16 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		return false;
 	}
 	inner.body = wrap_body(m->alias, cx->body);
+	if (cx->outer) {
+		inner.script_point = cx->script_point;
+	} else {	/* the alias the user's point named: syscall.read for syscall.* */
+		struct probe_point named = {
+			.components = append_components(m->alias->alias_name->components,
+							m->suffix),
+		};
+
+		inner.script_point = probe_point_text(&named, false);
+	}
 	definition = alias_definition(m->alias);
 	inner.derivation = inner.alias_tail = xasprintf("%s <- %s", definition, cx->alias_tail);
 	free(definition);
@@ -572,6 +584,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 			.point = matches[i].point,
 			.family = matches[i].family,
 			.derivation = cx->derivation,
+			.script_point = cx->script_point,
 			.condition = pp->condition,
 		};
 
@@ -674,6 +687,7 @@ void derive_probe(struct elaborator *el, struct probe *p)
 		bool resolved;
 
 		cx.alias_tail = probe_point_text(pp, true);
+		cx.script_point = probe_point_text(pp, false);
 		resolved = derive_point(el, pp, &cx);
 		if (resolved && pp->sufficient)
 			break;

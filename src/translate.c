@@ -401,6 +401,7 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 	emit(e, "static const struct stp_probe stp_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		char *point = c_string(dp->name);
+		char *script_point = c_string(dp->script_point ? dp->script_point : dp->name);
 		char *where = xasprintf("%s:%d:%d", dp->point->tok->file->name,
 					dp->point->tok->line, dp->point->tok->column);
 		char *location = c_string(where);
@@ -408,9 +409,10 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 			xasprintf("probe_%d_if_%d", dp->handler->index, dp->index) :
 			xasprintf("probe_%d", dp->handler->index);
 
-		emit(e, "\t[%d] = { .handler = %s, .point = %s, .location = %s },\n",
-		     dp->index, handler, point, location);
+		emit(e, "\t[%d] = { .handler = %s, .point = %s, .script_point = %s, "
+		     ".location = %s },\n", dp->index, handler, point, script_point, location);
 		free(point);
+		free(script_point);
 		free(where);
 		free(location);
 		free(handler);
@@ -421,8 +423,9 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 		if (!h->elided && h->nentries && h->context)
 			emit(e, "static const struct stp_probe probe_%d_entry_probe = { "
 				".handler = probe_%d_entry, .point = stp_probes[%d].point, "
+				".script_point = stp_probes[%d].script_point, "
 				".location = stp_probes[%d].location };\n\n", h->index, h->index,
-			     h->context->index, h->context->index);
+			     h->context->index, h->context->index, h->context->index);
 }
 
 /* Each family used writes its own tables and stp_register_FAMILY()/unregister. */
