@@ -224,6 +224,19 @@ static __maybe_unused void stp_symbol_append(struct context *c, char *out, unsig
 	}
 }
 
+/* ADDRS[0..N) into OUT (a MAXSTRINGLEN string) in hex, separated by spaces; TRAILING
+ * puts one after the last too, as backtrace() does.  What does not fit is left out. */
+static __maybe_unused void stp_addresses_text(char *out, const unsigned long *addrs, int n,
+					      bool trailing)
+{
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n && len < MAXSTRINGLEN - 20; i++)
+		len += scnprintf(out + len, MAXSTRINGLEN - len, "%s0x%lx%s",
+				 i && !trailing ? " " : "", addrs[i], trailing ? " " : "");
+}
+
 /* The next number of a backtrace() string ("0xffffffff8134cc50 0x... ") at *S into ADDR,
  * moving *S past it; false at the end. */
 static __maybe_unused bool stp_next_address(const char **s, unsigned long *addr)
