@@ -40,16 +40,17 @@ static const struct name_value families[] = {
 	{ "NFPROTO_BRIDGE", "7" }, { NULL, NULL },
 };
 
-/* Each family's hooks (their numbers in the kernel's uapi headers). */
+/* The hooks (their numbers in the kernel's uapi headers): IPv4 and IPv6 share the
+ * NF_INET_* names, and each also has its older names. */
 static const struct name_value inet_hooks[] = {
 	{ "NF_INET_PRE_ROUTING", "0" }, { "NF_INET_LOCAL_IN", "1" }, { "NF_INET_FORWARD", "2" },
-	{ "NF_INET_LOCAL_OUT", "3" }, { "NF_INET_POST_ROUTING", "4" },
+	{ "NF_INET_LOCAL_OUT", "3" }, { "NF_INET_POST_ROUTING", "4" }, { NULL, NULL },
+};
+static const struct name_value ipv4_hooks[] = {
 	{ "NF_IP_PRE_ROUTING", "0" }, { "NF_IP_LOCAL_IN", "1" }, { "NF_IP_FORWARD", "2" },
 	{ "NF_IP_LOCAL_OUT", "3" }, { "NF_IP_POST_ROUTING", "4" }, { NULL, NULL },
 };
-static const struct name_value inet6_hooks[] = {
-	{ "NF_INET_PRE_ROUTING", "0" }, { "NF_INET_LOCAL_IN", "1" }, { "NF_INET_FORWARD", "2" },
-	{ "NF_INET_LOCAL_OUT", "3" }, { "NF_INET_POST_ROUTING", "4" },
+static const struct name_value ipv6_hooks[] = {
 	{ "NF_IP6_PRE_ROUTING", "0" }, { "NF_IP6_LOCAL_IN", "1" }, { "NF_IP6_FORWARD", "2" },
 	{ "NF_IP6_LOCAL_OUT", "3" }, { "NF_IP6_POST_ROUTING", "4" }, { NULL, NULL },
 };
@@ -125,7 +126,7 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 {
 	struct netfilter_probe *p = xcalloc(1, sizeof(*p));
 	const char *pf = NULL, *hook = NULL, *priority = "0";
-	const struct name_value *hooks = NULL, *priorities = NULL;
+	const struct name_value *hooks = NULL, *shared_hooks = NULL, *priorities = NULL;
 	bool guru = el->session->guru, present;
 
 	for (struct component *c = pp->components->next; c; c = c->next) {
@@ -140,9 +141,9 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 	}
 	p->pf = lookup(families, pf);
 	if (p->pf && strcmp(p->pf, "2") == 0)
-		hooks = inet_hooks, priorities = inet_priorities;
+		hooks = ipv4_hooks, shared_hooks = inet_hooks, priorities = inet_priorities;
 	else if (p->pf && strcmp(p->pf, "10") == 0)
-		hooks = inet6_hooks, priorities = inet6_priorities;
+		hooks = ipv6_hooks, shared_hooks = inet_hooks, priorities = inet6_priorities;
 	else if (p->pf && strcmp(p->pf, "3") == 0)
 		hooks = arp_hooks;
 	else if (p->pf)
@@ -154,7 +155,9 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			       pf);
 		return false;
 	}
-	p->hook = lookup(hooks, hook);
+	p->hook = lookup(shared_hooks, hook);
+	if (!p->hook)
+		p->hook = lookup(hooks, hook);
 	if (!p->hook && guru && is_c_token(hook))
 		p->hook = hook;
 	if (!p->hook) {
