@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # vmlib.sh - what staprun/stap-vm and testsuite/vm/vm-batch share to boot the disposable
 # QEMU guest: the tools it needs, the guest's root folder (busybox, host programs with their
-# shared libraries), the initramfs, the qemu command line, and the kernel-log scan.
+# shared libraries, a sysroot's tree), the initramfs, the qemu command line, and the kernel-log scan.
 # Sourced (bash); installed beside stap-vm.  The caller sets vm_prog (for messages) first.
 
 vm_prog=${vm_prog:-stap-vm}
@@ -65,29 +65,73 @@ vm_copy_lib() {
 	cp -L "$src" "$root$src" || vm_die "cannot copy $src"
 }
 
+# vm_add_libs ROOT PATH [DIR]: the shared libraries and the loader that ldd reports for the
+# ELF file PATH, at their host paths in the guest, except those under the folder DIR (a
+# sysroot copied in whole).  Nothing for a static program.
+vm_add_libs() {
+	local root=$1 b=$2 skip=${3:-} out a rest lib
+	out=$(ldd "$b" 2>&1) || return 0
+	if printf '%s\n' "$out" | grep -q 'not found'; then
+		vm_die "$b: missing shared libraries:" \
+			"$(printf '%s\n' "$out" | grep 'not found' | tr -s ' \t' ' ')"
+	fi
+	while read -r a rest; do
+		case "$rest" in
+		"=> /"*)
+			lib=${rest#=> }
+			lib=${lib%% (*}
+			;;
+		"("*) lib=$a ;;
+		*) continue ;;
+		esac
+		[ -n "$skip" ] && [[ $lib == "$skip"/* ]] && continue
+		vm_copy_lib "$root" "$lib"
+	done <<<"$out"
+}
+
 # vm_add_program ROOT PATH: the host program PATH into the guest's /bin, with the shared
 # libraries and the loader that ldd reports (same paths as on the host).
 vm_add_program() {
-	local root=$1 b=$2 base out a rest lib
+	local root=$1 b=$2 base
 	base=${b##*/}
 	rm -f "$root/usr/bin/$base"
 	cp -L "$b" "$root/usr/bin/$base" || vm_die "cannot copy $b"
 	chmod 755 "$root/usr/bin/$base"
-	if out=$(ldd "$b" 2>&1); then
-		if printf '%s\n' "$out" | grep -q 'not found'; then
-			vm_die "$b: missing shared libraries:" \
-				"$(printf '%s\n' "$out" | grep 'not found' | tr -s ' \t' ' ')"
+	vm_add_libs "$root" "$b"
+}
+
+# vm_add_sysroot ROOT DIR: the tree of the sysroot DIR into the guest's root at the same
+# paths (DIR/usr/bin/x is /usr/bin/x; DIR/bin, sbin, lib and lib64 go to usr/..., as the
+# guest's root merges them), symbolic links kept (but not one that would replace a folder of
+# the guest's); then, for every ELF file of DIR, the host's shared libraries and loader it
+# needs that DIR does not provide (ldd, with DIR's folders that hold libraries in
+# LD_LIBRARY_PATH), at their host paths.
+vm_add_sysroot() {
+	local root=$1 dir f rel libdirs=
+	dir=$(cd "$2" 2>/dev/null && pwd) || vm_die "sysroot $2 is not a folder"
+	while IFS= read -r -d '' f; do
+		rel=${f#./}
+		case "$rel" in
+		bin | bin/* | sbin | sbin/* | lib | lib/* | lib64 | lib64/*) rel=usr/$rel ;;
+		esac
+		if [ -d "$dir/$f" ] && [ ! -L "$dir/$f" ]; then
+			mkdir -p "$root/$rel" || vm_die "cannot create $root/$rel"
+			continue
 		fi
-		while read -r a rest; do
-			case "$rest" in
-			"=> /"*)
-				lib=${rest#=> }
-				vm_copy_lib "$root" "${lib%% (*}"
-				;;
-			"("*) vm_copy_lib "$root" "$a" ;;
-			esac
-		done <<<"$out"
-	fi
+		# a link where the guest has a folder (DIR/bin -> usr/bin): the guest's stays
+		[ -L "$dir/$f" ] && [ -d "$root/$rel" ] && [ ! -L "$root/$rel" ] && continue
+		mkdir -p "$(dirname "$root/$rel")"
+		rm -f "$root/$rel"
+		cp -P --preserve=mode,timestamps "$dir/$f" "$root/$rel" ||
+			vm_die "cannot copy $dir/$f"
+	done < <(cd "$dir" && find . -mindepth 1 -print0 | LC_ALL=C sort -z)
+	while IFS= read -r f; do
+		libdirs+=${libdirs:+:}$dir/${f#./}
+	done < <(cd "$dir" && find . \( -name '*.so' -o -name '*.so.*' \) -printf '%h\n' | LC_ALL=C sort -u)
+	while IFS= read -r -d '' f; do
+		[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] || continue
+		LD_LIBRARY_PATH=$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} vm_add_libs "$root" "$f" "$dir"
+	done < <(find "$dir" -type f -print0 | LC_ALL=C sort -z)
 }
 
 # vm_init_prologue: the start of every guest /init: PATH, busybox's applets, the pseudo

@@ -8,6 +8,9 @@
 #                              (NAME.env: VAR=VALUE words for its environment);
 #                              NAME.out is its standard output, NAME.err (status 1) or
 #                              NAME.warn (status 0) its standard error
+# In NAME.opts and NAME.cmd the word @SYSROOT@ is the sysroot of the user-space programs
+# (testsuite/uprograms/build, built into the work folder): --sysroot=@SYSROOT@ and
+# process("/usr/bin/uprog") is its uprog.  Its path is @SYSROOT@ again in what is compared.
 #
 # A Debian kernel update moves lines and addresses: before comparing, "@file:LINE" and
 # pc offsets become "@file:N" and "+0x...", so what is checked is which functions,
@@ -31,8 +34,16 @@ mkdir -p "$work"
 export STAPLER_CACHE_DIR=$work/cache
 CHECK_PREFIX=dwarf
 
+# the user-space programs, and the sysroot's path as a sed pattern (for normalize)
+sysroot=$work/sysroot
+if ! out=$("$top/testsuite/uprograms/build" "$sysroot" 2>&1); then
+	fail "dwarf: the uprograms sysroot builds (testsuite/uprograms/build)" "$out"
+fi
+sysroot_re=$(printf '%s' "$sysroot" | sed 's/[][\\.*^$+?(){}|\/]/\\&/g')
+
 normalize() {
-	sed -E -i 's/(@[^":[:space:]]+):[0-9]+"/\1:N"/g;
+	sed -E -i "s/$sysroot_re/@SYSROOT@/g"'
+		s/(@[^":[:space:]]+):[0-9]+"/\1:N"/g;
 		s/(@[^":[:space:]]+):[0-9]+-[0-9]+"/\1:N-N"/g;
 		s/(pc=[^ +]*)\+0x[0-9a-f]+/\1+0x.../g; s/(pc=[^ +]*)\+0 /\1+0x... /g
 		s/dieoffset 0x[0-9a-f]+/dieoffset 0x.../g; s/near pc 0x[0-9a-f]+/near pc 0x.../g
@@ -70,6 +81,7 @@ for script in "$dir"/*.stp; do
 	[ -e "$script" ] || continue
 	name=$(basename "$script" .stp)
 	read_case_options "$dir/$name"
+	opts=("${opts[@]//@SYSROOT@/"$sysroot"}")
 	(cd "$dir" && "$STAP" -p2 -r "$rel" "${opts[@]}" "$name.stp") \
 		>"$work/$name.out" 2>"$work/$name.err" </dev/null
 	compare "$name" $? "$work/$name.out" "$work/$name.err"
@@ -79,6 +91,7 @@ for cmd in "$dir"/*.cmd; do
 	[ -e "$cmd" ] || continue
 	name=$(basename "$cmd" .cmd)
 	eval "words=($(cat "$cmd"))"
+	words=("${words[@]//@SYSROOT@/"$sysroot"}")
 	env=()
 	[ -f "$dir/$name.env" ] && read -r -a env <"$dir/$name.env"
 	(cd "$dir" && env "${env[@]}" "$STAP" -r "$rel" "${words[@]}") >"$work/$name.out" \

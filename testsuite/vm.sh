@@ -6,7 +6,9 @@
 #   NAME.out              its expected standard output in the guest
 #   NAME.err              its expected standard error (default: none)
 #   NAME.status           its expected exit status (default: 0)
-#   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5)
+#   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5); the word @SYSROOT@
+#                         is the sysroot of the user-space programs (--sysroot=@SYSROOT@,
+#                         then process("/usr/bin/uprog") is its uprog)
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
 #   NAME.timeout          the job's limit in seconds (default 30)
 #   NAME.env              VAR=VALUE words for stap's environment when it builds NAME
@@ -16,6 +18,10 @@
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # testsuite/workloads/NAME.c  a program jobs can run (/bin/NAME in the guest), built static
 #   NAME.cflags           more gcc flags for it (-m32: a 32-bit program)
+# testsuite/uprograms/    the user-space probes' programs, dynamically linked, with DWARF:
+#                         built once (uprograms/build) into a sysroot, whose tree the guest's
+#                         root gets: /usr/bin/uprog, uprog-O2, uprog-stripped, uthreads,
+#                         /usr/lib/stapler/libustap.so
 # Every job must also leave the kernel log clean and no module behind, unless its test
 # says otherwise (the harness tests check their own verdicts).
 # STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
@@ -61,6 +67,16 @@ for src in "$top"/testsuite/workloads/*.c; do
 	fi
 done
 
+# ---- the user-space programs: a sysroot, the same tree in the guest's root ----
+
+sysroot=$work/sysroot
+sysroot_opt=()
+if out=$("$top/testsuite/uprograms/build" "$sysroot" 2>&1); then
+	sysroot_opt=(--sysroot "$sysroot")
+else
+	fail "uprograms: the sysroot builds (testsuite/uprograms/build)" "$out"
+fi
+
 # ---- builds (layer 3), in parallel ----
 
 build_one() {
@@ -70,6 +86,7 @@ build_one() {
 	cp "$top/testsuite/run/$name.stp" "$dir/"
 	local -a env=()
 	read_case_options "$top/testsuite/run/$name"
+	opts=("${opts[@]//@SYSROOT@/"$sysroot"}")
 	[ -f "$top/testsuite/run/$name.env" ] && read -r -a env <"$top/testsuite/run/$name.env"
 	(cd "$dir" && env "${env[@]}" "$STAP" -p4 -r "$rel" -m "$name" -B KCFLAGS=-Werror \
 		"${opts[@]}" "$name.stp" "${args[@]}" >stdout 2>stderr </dev/null)
@@ -164,6 +181,7 @@ if [ -z "$(ls "$work/batch")" ]; then
 fi
 start=$(date +%s)
 "$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
+	"${sysroot_opt[@]}" \
 	"$work/batch" "$work/results" \
 	2>"$work/vm-batch.log"
 batch_status=$?
