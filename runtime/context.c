@@ -130,6 +130,8 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->probe_addr = hit ? hit->addr : 0;
 	c->is_return = hit ? hit->is_return : false;
 	c->probe_data = hit ? hit->data : NULL;
+	c->kept = hit ? hit->kept : NULL;
+	c->user_bias = hit ? hit->user_bias : 0;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
 	c->actions_remaining = MAXACTION;
@@ -153,6 +155,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->probe = NULL;
 	c->regs = NULL;
 	c->probe_data = NULL;
+	c->kept = NULL;
 	atomic_dec(&c->busy);
 out:
 	preempt_enable();

@@ -71,7 +71,7 @@ static int stp_kretprobe_entry_handler(struct kretprobe_instance *ri, struct pt_
 {
 	struct kretprobe *rp = stp_kretprobe_of(ri);
 	struct stp_kprobe_probe *k;
-	struct stp_hit hit = { .regs = regs, .data = ri };
+	struct stp_hit hit = { .regs = regs, .data = ri, .kept = ri->data };
 
 	if (unlikely(!rp))
 		return 0;
@@ -85,7 +85,7 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri, struct pt_regs *
 {
 	struct kretprobe *rp = stp_kretprobe_of(ri);
 	struct stp_kprobe_probe *k;
-	struct stp_hit hit = { .regs = regs, .is_return = true, .data = ri };
+	struct stp_hit hit = { .regs = regs, .is_return = true, .data = ri, .kept = ri->data };
 
 	if (unlikely(!rp))	/* being unregistered */
 		return 0;

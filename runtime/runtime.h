@@ -141,7 +141,10 @@ struct stp_hit {
 	struct pt_regs *regs;		/* kprobes: registers at the probe; else NULL */
 	unsigned long addr;		/* kprobes: the probed address (regs->ip is past it) */
 	bool is_return;			/* a .return probe */
-	void *data;			/* the family's own (procfs buffer, kretprobe instance) */
+	void *data;			/* the family's own (procfs buffer, tracepoint arguments) */
+	char *kept;			/* a return probe's @entry values (its entry's too) */
+	unsigned long user_bias;	/* uprobes: where the probed file is loaded, less its
+					 * link-time addresses */
 };
 
 /*
@@ -155,6 +158,8 @@ struct context {
 	unsigned long probe_addr;	/* from struct stp_hit: 0, or the kprobe's address */
 	bool is_return;
 	void *probe_data;
+	char *kept;			/* from struct stp_hit */
+	unsigned long user_bias;	/* from struct stp_hit */
 	const char *last_error;		/* set by a soft error; the handler unwinds */
 	const char *last_stmt;		/* "identifier 'x' at <input>:2:3" */
 	long actions_remaining;		/* MAXACTION budget of this hit */
@@ -270,6 +275,8 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "timer.c"
 #include "kprobe.c"
 #include "tracepoint.c"
+#include "utask.c"
+#include "uprobe.c"
 #include "netfilter.c"
 #include "module_symbols.c"
 #include "symbols.c"

@@ -54,21 +54,18 @@ static __maybe_unused u64 stp_return_value(struct context *c)
 }
 
 /*
- * Where a return probe keeps an @entry value: in its kretprobe instance's data, at OFFSET
- * (the return's hit and the entry's both carry the instance).
+ * Where a return probe keeps an @entry value: at OFFSET in the bytes its family keeps for
+ * one call (a kretprobe instance's data, a uretprobe's slot), which the return's hit and
+ * the entry's both carry.
  */
 static __maybe_unused s64 *stp_kept_long(struct context *c, size_t offset)
 {
-	struct kretprobe_instance *ri = c->probe_data;
-
-	return (s64 *)(ri->data + offset);
+	return (s64 *)(c->kept + offset);
 }
 
 static __maybe_unused char *stp_kept_string(struct context *c, size_t offset)
 {
-	struct kretprobe_instance *ri = c->probe_data;
-
-	return (char *)(ri->data + offset);
+	return c->kept + offset;
 }
 
 /* SIZE (1, 2, 4, 8) bytes at ADDR, zero-extended; 0 and a soft error if it faults. */
@@ -115,6 +112,37 @@ static __maybe_unused s64 stp_target_read(struct context *c, u64 addr, int size,
 					  int is_signed, int bit_offset, int bit_size)
 {
 	return stp_target_number(stp_target_deref(c, addr, size), size, is_signed, bit_offset,
+				 bit_size);
+}
+
+/* SIZE (1, 2, 4, 8) bytes at user-space ADDR of the probed process, zero-extended; 0 and
+ * a soft error if it faults (a page not resident counts: a handler may not wait). */
+static __maybe_unused u64 stp_user_deref(struct context *c, u64 addr, int size)
+{
+	u64 value = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (size < 1 || size > 8) {
+		stp_soft_error(c, "cannot read %d bytes as a number", size);
+		return 0;
+	}
+	if (stp_read_user(NULL, &value, (unsigned long)addr, size) != 0)
+		stp_soft_error(c, "user read fault [man error::fault] at 0x%llx", addr);
+	return value;
+}
+
+/* A link-time address of the probed file, where this process has it. */
+static __maybe_unused u64 stp_user_address(struct context *c, u64 addr)
+{
+	return addr + c->user_bias;
+}
+
+/* The number of SIZE bytes at user-space ADDR. */
+static __maybe_unused s64 stp_user_read(struct context *c, u64 addr, int size, int is_signed,
+					int bit_offset, int bit_size)
+{
+	return stp_target_number(stp_user_deref(c, addr, size), size, is_signed, bit_offset,
 				 bit_size);
 }
 
@@ -190,6 +218,19 @@ static __maybe_unused void stp_target_string(struct context *c, char *dst, u64 a
 	if (likely(!c->last_error))
 		stp_read_kernel_string(c, dst, (unsigned long)addr, size);
 }
+
+/* The same of a user-space array of the probed process. */
+static __maybe_unused void stp_user_string(struct context *c, char *dst, u64 addr, s64 length)
+{
+	size_t size = length > 0 && length < MAXSTRINGLEN ? (size_t)length + 1 : MAXSTRINGLEN;
+
+	dst[0] = '\0';
+	if (likely(!c->last_error))
+		stp_read_user_string(c, dst, (unsigned long)addr, size);
+}
+
+/* The value of a user-space variable in a register or computed (as stp_target_value). */
+#define stp_user_value stp_target_value
 
 /*
  * A kernel link-time address as it is now: KASLR moved the whole kernel by one offset,

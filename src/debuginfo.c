@@ -16,8 +16,10 @@
  */
 #include "dw.h"
 #include "ctype.h"
+#include "sdt.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
@@ -39,6 +41,8 @@ static bool find_definition(Dwarf *dw, const char *name, Dwarf_Die *def)
 		m = m->next;
 	if (m && dw_find_type(m, name, def))
 		return true;
+	if (m && m->is_user)
+		return false;	/* a program's types are its own */
 	return di && di->kernel && dw_find_type(di->kernel, name, def);
 }
 
@@ -215,6 +219,15 @@ static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata, const char *
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_debuginfo = no_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
+};
+
+/* A program's DWARF may be in a separate file: .gnu_debuglink, or by build-id under
+ * /usr/lib/debug/.build-id (Debian's -dbg packages), as libdwfl looks for it. */
+static char *user_debuginfo_path;
+static const Dwfl_Callbacks user_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &user_debuginfo_path,
 };
 
 static int compare_symbols(const void *a, const void *b)
@@ -413,11 +426,13 @@ bool dw_module_open(struct dw_module *m)
 	if (m->dwarf || m->open_failed)
 		return m->dwarf != NULL;
 	m->open_failed = true;
-	m->dwfl = dwfl_begin(&offline_callbacks);
+	m->dwfl = dwfl_begin(m->is_user ? &user_callbacks : &offline_callbacks);
 	if (!m->dwfl)
 		return false;
 	dwfl_report_begin(m->dwfl);
-	m->dwfl_module = dwfl_report_offline(m->dwfl, m->name, m->path, -1);
+	/* a program at its link-time addresses (offline, libdwfl would move a PIE one) */
+	m->dwfl_module = m->is_user ? dwfl_report_elf(m->dwfl, m->name, m->path, -1, 0, false) :
+				      dwfl_report_offline(m->dwfl, m->name, m->path, -1);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->dwfl_module)
 		return false;
@@ -432,7 +447,7 @@ bool dw_module_open(struct dw_module *m)
 }
 
 static struct dw_module *open_module(struct debuginfo *di, const char *name, const char *path,
-				     bool is_kernel)
+				     bool is_kernel, bool is_user)
 {
 	struct dw_module *m = xcalloc(1, sizeof(*m));
 	double start = now_ms();
@@ -440,9 +455,10 @@ static struct dw_module *open_module(struct debuginfo *di, const char *name, con
 	m->name = xstrdup(name);
 	m->path = xstrdup(path);
 	m->is_kernel = is_kernel;
+	m->is_user = is_user;
 	m->session = di->session;
 	/* with the tables in the cache, the DWARF is opened only when a query needs it */
-	if (!dw_cache_load(m)) {
+	if (is_user || !dw_cache_load(m)) {
 		if (!dw_module_open(m))
 			goto fail;
 		read_symbols(m);
@@ -470,7 +486,7 @@ struct dw_module *debuginfo_kernel(struct debuginfo *di)
 	if (!di->kernel_path)
 		di->kernel_path = find_kernel(di);
 	if (di->kernel_path)
-		di->kernel = open_module(di, "kernel", di->kernel_path, true);
+		di->kernel = open_module(di, "kernel", di->kernel_path, true, false);
 	return di->kernel;
 }
 
@@ -487,7 +503,7 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 		char *candidate = module_name_of(di->module_paths.items[i]);
 
 		if (strcmp(candidate, wanted) == 0 && has_dwarf(di->module_paths.items[i]))
-			m = open_module(di, wanted, di->module_paths.items[i], false);
+			m = open_module(di, wanted, di->module_paths.items[i], false, false);
 		free(candidate);
 	}
 	if (m) {
@@ -497,6 +513,204 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 out:
 	free(wanted);
 	return m;
+}
+
+/* ---- user-space programs ---- */
+
+/* FILE less the sysroot S has (already absolute and resolved), as a malloc'd path. */
+static char *target_of(struct session *s, const char *file)
+{
+	size_t n = s->sysroot ? strlen(s->sysroot) : 0;
+
+	while (n > 1 && s->sysroot[n - 1] == '/')
+		n--;
+	if (n > 1 && strncmp(file, s->sysroot, n) == 0 && file[n] == '/')
+		return xstrdup(file + n);
+	return xstrdup(file);
+}
+
+static char *sysroot_path(struct session *s, const char *path)
+{
+	return s->sysroot ? xasprintf("%s%s", s->sysroot, path) : xstrdup(path);
+}
+
+static bool executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+bool program_path(struct session *s, const char *path, char **target, char **file, char **why)
+{
+	char *candidate = NULL, *resolved;
+
+	*target = *file = *why = NULL;
+	if (!*path) {
+		*why = xstrdup("an empty path");
+		return false;
+	}
+	if (path[0] == '/') {
+		candidate = sysroot_path(s, path);
+	} else if (strchr(path, '/')) {
+		char cwd[4096];
+
+		if (!getcwd(cwd, sizeof(cwd))) {
+			*why = xasprintf("cannot resolve '%s': %s", path, strerror(errno));
+			return false;
+		}
+		candidate = xasprintf("%s/%s", cwd, path);
+	} else {	/* as a shell finds a command */
+		const char *dirs = getenv("PATH");
+		char *copy = xstrdup(dirs && *dirs ? dirs : "/usr/bin:/bin"), *save = NULL;
+
+		for (char *d = strtok_r(copy, ":", &save); d && !candidate;
+		     d = strtok_r(NULL, ":", &save)) {
+			char *p = xasprintf("%s/%s", *d ? d : ".", path), *f = sysroot_path(s, p);
+
+			if (executable_file(f))
+				candidate = f;
+			else
+				free(f);
+			free(p);
+		}
+		free(copy);
+		if (!candidate) {
+			*why = xasprintf("cannot find executable '%s' in PATH", path);
+			return false;
+		}
+	}
+	resolved = realpath(candidate, NULL);
+	if (!resolved) {
+		*why = xasprintf("cannot find '%s': %s", path, strerror(errno));
+		free(candidate);
+		return false;
+	}
+	free(candidate);
+	*file = resolved;
+	*target = target_of(s, resolved);
+	return true;
+}
+
+struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
+				    char **why)
+{
+	struct dw_module *m;
+
+	*why = NULL;
+	for (m = di->modules; m; m = m->next)
+		if (m->is_user && strcmp(m->name, target) == 0)
+			return m;
+	m = open_module(di, target, file, false, true);
+	if (!m) {
+		int fd = open(file, O_RDONLY);
+
+		*why = xstrdup(fd < 0 ? strerror(errno) : "No DWARF information found");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	m->next = di->modules;
+	di->modules = m;
+	return m;
+}
+
+bool dw_file_offset(struct dw_module *m, uint64_t addr, uint64_t *offset)
+{
+	return m->elf && elf_vaddr_to_offset(m->elf, addr - m->bias, offset);
+}
+
+bool dw_relocatable(const struct dw_module *m)
+{
+	GElf_Ehdr eh;
+
+	return m->elf && gelf_getehdr(m->elf, &eh) && eh.e_type == ET_DYN;
+}
+
+/* The DT_NEEDED names and the run path (DT_RUNPATH, else DT_RPATH) of ELF. */
+static void dynamic_needs(Elf *elf, struct strlist *needed, char **runpath)
+{
+	Elf_Scn *scn = NULL;
+
+	*runpath = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *text;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) ||
+			    !(dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_RUNPATH ||
+			      dyn.d_tag == DT_RPATH) ||
+			    !(text = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)))
+				continue;
+			if (dyn.d_tag == DT_NEEDED)
+				strlist_add(needed, text);
+			else if (!*runpath || dyn.d_tag == DT_RUNPATH) {
+				free(*runpath);
+				*runpath = xstrdup(text);
+			}
+		}
+	}
+}
+
+bool program_library(struct session *s, const char *file, const char *pattern, char **target,
+		     char **lib_file, char **why)
+{
+	static const char *const usual[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", NULL,
+	};
+	struct strlist needed = { 0 }, dirs = { 0 };
+	char *runpath = NULL;
+	int fd;
+	Elf *elf;
+	bool found = false;
+
+	if (strchr(pattern, '/'))
+		return program_path(s, pattern, target, lib_file, why);
+	*target = *lib_file = *why = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(file, O_RDONLY);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	if (elf)
+		dynamic_needs(elf, &needed, &runpath);
+	if (runpath) {
+		char *save = NULL;
+
+		for (char *d = strtok_r(runpath, ":", &save); d; d = strtok_r(NULL, ":", &save))
+			strlist_add(&dirs, d);
+	}
+	for (int i = 0; usual[i]; i++)
+		strlist_add(&dirs, usual[i]);
+	for (int i = 0; i < needed.count && !found; i++) {
+		if (fnmatch(pattern, needed.items[i], 0) != 0)
+			continue;
+		for (int d = 0; d < dirs.count && !found; d++) {
+			char *p = xasprintf("%s/%s", dirs.items[d], needed.items[i]);
+			char *f = sysroot_path(s, p);
+
+			if (access(f, R_OK) == 0)
+				found = program_path(s, p, target, lib_file, why);
+			free(f);
+			free(p);
+		}
+	}
+	if (!found && !*why)
+		*why = xasprintf("no library of %s is '%s'", file, pattern);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(runpath);
+	strlist_free(&needed);
+	strlist_free(&dirs);
+	return found;
 }
 
 void debuginfo_close(struct debuginfo *di, struct dw_module *m)

@@ -45,6 +45,7 @@ struct dw_module {
 	char *name;		/* "kernel", or the module's name with '_' ("nf_tables") */
 	char *path;		/* the file its DWARF came from */
 	bool is_kernel;
+	bool is_user;		/* a user-space program or library (name: its path there) */
 	Dwfl *dwfl;
 	Dwfl_Module *dwfl_module;
 	Elf *elf;		/* the debuginfo file (relocated by libdwfl for a module) */
@@ -91,6 +92,26 @@ struct debuginfo *debuginfo_open(struct session *s);
 struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
+/*
+ * A user-space program or library named as a process("PATH") or .library("PATH") says:
+ * its absolute path where the probes run (*TARGET: relative to the working folder with a
+ * '/', else searched in $PATH; symbolic links resolved) and the file that is read here
+ * (*FILE: under --sysroot).  False after *WHY says what is wrong.
+ */
+bool program_path(struct session *s, const char *path, char **target, char **file, char **why);
+/* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
+ * not ("No DWARF information found"). */
+struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
+				    char **why);
+/* The library of the program at FILE that PATTERN names (a path, or a glob matched against
+ * the names the program needs, found in its run path and the usual folders), as
+ * program_path() says it.  False after *WHY says why not. */
+bool program_library(struct session *s, const char *file, const char *pattern, char **target,
+		     char **lib_file, char **why);
+/* The offset in M's file of its link-time address ADDR (a uprobe's place), or false. */
+bool dw_file_offset(struct dw_module *m, uint64_t addr, uint64_t *offset);
+/* Whether M is loaded where the process chooses (ET_DYN: PIE programs, libraries). */
+bool dw_relocatable(const struct dw_module *m);
 /* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
 bool dw_module_open(struct dw_module *m);
 /* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
@@ -134,6 +155,8 @@ struct dw_function {
 	uint64_t entry;		/* the out-of-line copy's address (DWF_OUT_OF_LINE) */
 	unsigned flags;
 	const char *why_blocked;	/* DWF_BLOCKED: as dw_blocked() says */
+	const char *dwarf_name;	/* another symbol of the function: the name its DWARF has,
+				 * which names its probes (malloc: __libc_malloc) */
 };
 
 /* A named type or global variable of a unit (for @cast and @var). */
@@ -288,6 +311,9 @@ struct dw_location {
 };
 bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 			 uint64_t addr, bool at_entry, struct dw_location *out);
+/* The canonical frame address at ADDR as DWARF register REGNO plus OFFSET, as the call
+ * frame information has it there; false when it is not that simple. */
+bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset);
 
 /* dwarf_scope.c: the variable NAME in scope at SITE: the blocks holding its address,
  * the function (or inlined instance), then the unit's globals.  False if none; then

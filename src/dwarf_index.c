@@ -337,31 +337,76 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* ELF function symbols that are no DWARF function's entry nor name: listed by name. */
+/* Out-of-line functions by entry: their indexes in the index being built. */
+struct by_entry {
+	uint64_t entry;
+	int index;
+};
+
+static int compare_by_entry(const void *a, const void *b)
+{
+	const struct by_entry *x = a, *y = b;
+
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The out-of-line function whose entry is ADDR, or -1; SORTED holds N of them. */
+static int function_at(const struct by_entry *sorted, int n, uint64_t addr)
+{
+	struct by_entry key = { addr, 0 };
+	const struct by_entry *at = bsearch(&key, sorted, n, sizeof(*sorted), compare_by_entry);
+
+	return at ? at->index : -1;
+}
+
+/*
+ * The function symbols the DWARF has not named.  Those at no function's code are probed
+ * by name only (no @file).  In a program or library, another name of a function the
+ * DWARF has (malloc for glibc's __libc_malloc) matches as that function does, and its
+ * probes are named as the DWARF names it, as stap does.
+ */
 static void add_symbol_functions(struct index_build *b)
 {
 	struct dw_module *m = b->m;
 	int ndwarf = b->ix->nfunctions;
 	const char **names = xcalloc(ndwarf + 1, sizeof(*names));
 
-	for (int i = 0; i < ndwarf; i++)
+	struct by_entry *sorted = xcalloc(ndwarf + 1, sizeof(*sorted));
+	int nsorted = 0;
+
+	for (int i = 0; i < ndwarf; i++) {
 		names[i] = b->ix->functions[i].name;
+		if (b->ix->functions[i].flags & DWF_OUT_OF_LINE)
+			sorted[nsorted++] = (struct by_entry){ b->ix->functions[i].entry, i };
+	}
 	qsort(names, ndwarf, sizeof(*names), compare_names);
+	qsort(sorted, nsorted, sizeof(*sorted), compare_by_entry);
 	qsort(b->entries, b->nentries, sizeof(*b->entries), compare_addresses);
 	for (int i = 0; i < m->nsymbols; i++) {
 		const struct dw_symbol *s = &m->symbols[i];
 		const char *why;
 		struct dw_function *f;
+		int same;
 
 		if (!s->function || !usable(m, s->addr, &why) ||
-		    bsearch(&s->addr, b->entries, b->nentries, sizeof(*b->entries),
-			    compare_addresses) ||
 		    bsearch(&s->name, names, ndwarf, sizeof(*names), compare_names))
 			continue;
+		if (bsearch(&s->addr, b->entries, b->nentries, sizeof(*b->entries),
+			    compare_addresses)) {
+			if (!m->is_user || (same = function_at(sorted, nsorted, s->addr)) < 0)
+				continue;
+			f = new_function(b);
+			*f = b->ix->functions[same];
+			f->dwarf_name = f->name;
+			f->name = s->name;
+			continue;
+		}
 		f = new_function(b);
 		f->name = s->name;
 		f->entry = s->addr;
 		f->flags = DWF_NO_DWARF | DWF_OUT_OF_LINE;
 	}
+	free(sorted);
 	free(names);
 }
 

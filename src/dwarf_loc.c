@@ -10,6 +10,8 @@
  *   stp_target_deref(c, A, S)    S bytes at kernel address A (a fault is a soft error)
  *   stp_kernel_address(c, A)     a kernel link-time address, moved as KASLR moved it
  *   stp_module_address(c, I, O)  O bytes from module symbol I (found at run time)
+ *   stp_user_deref(c, A, S)      in a user-space program (uprobes): its memory, and
+ *   stp_user_address(c, A)       a link-time address where the process loaded the file
  *
  * The result is the C of the variable's address (it lives in memory) or of its value
  * (DW_OP_regN, DW_OP_stack_value, DW_OP_implicit_value).  What cannot be done is said
@@ -39,6 +41,12 @@ struct compile {
 static void push(struct compile *k, char *c);
 static void fail(struct compile *k, char *error);
 
+/* Whose memory a DW_OP_deref reads: the kernel's, or the probed process's. */
+static const char *deref_kind(struct compile *k)
+{
+	return k->m->is_user ? "user" : "target";
+}
+
 /* A static variable's link-time address: the kernel's is moved as KASLR moved it; a
  * module's is found from a symbol of the module when the module is loaded. */
 static void static_address(struct compile *k, uint64_t addr)
@@ -47,6 +55,10 @@ static void static_address(struct compile *k, uint64_t addr)
 
 	if (k->m->is_kernel) {
 		push(k, xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)", addr));
+		return;
+	}
+	if (k->m->is_user) {	/* where the process has the file: the probe's hit tells */
+		push(k, xasprintf("stp_user_address(c, %#" PRIx64 "ULL)", addr));
 		return;
 	}
 	s = dw_object_symbol(k->m, addr);
@@ -139,6 +151,8 @@ static void call_frame_cfa(struct compile *k)
 	struct compile inner = { .m = k->m, .scope = k->scope, .pc = k->pc,
 				 .at_entry = k->at_entry };
 
+	if (!cfi)	/* a program's call frame information is in its .eh_frame */
+		cfi = dwfl_module_eh_cfi(k->m->dwfl_module, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, k->pc + k->m->bias - bias, &frame) != 0 ||
 	    dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 ||
 	    !compile_ops(&inner, NULL, ops, n, &is_value) || inner.depth == 0) {
@@ -152,6 +166,32 @@ static void call_frame_cfa(struct compile *k)
 	for (int i = 0; i < inner.depth - 1; i++)
 		free(inner.stack[i]);
 	free(frame);
+}
+
+bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(m->dwfl_module, &bias);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	bool ok;
+
+	if (!cfi)
+		cfi = dwfl_module_eh_cfi(m->dwfl_module, &bias);
+	ok = cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0 &&
+	     dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
+	     ((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) ||
+	      ops[0].atom == DW_OP_bregx);	/* libdw gives a DW_CFA_def_cfa rule so */
+	if (ok && ops[0].atom == DW_OP_bregx) {
+		*regno = (int)ops[0].number;
+		*offset = (int64_t)ops[0].number2;
+	} else if (ok) {
+		*regno = ops[0].atom - DW_OP_breg0;
+		*offset = (int64_t)ops[0].number;
+	}
+	free(frame);
+	return ok;
 }
 
 static const char *op_name(unsigned int atom)
@@ -292,12 +332,13 @@ static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 				break;
 			case DW_OP_deref:
 				a = pop(k);
-				push(k, xasprintf("stp_target_deref(c, %s, 8)", a));
+				push(k, xasprintf("stp_%s_deref(c, %s, 8)", deref_kind(k), a));
 				free(a);
 				break;
 			case DW_OP_deref_size:
 				a = pop(k);
-				push(k, xasprintf("stp_target_deref(c, %s, %" PRIu64 ")", a, op->number));
+				push(k, xasprintf("stp_%s_deref(c, %s, %" PRIu64 ")", deref_kind(k), a,
+						  op->number));
 				free(a);
 				break;
 			case DW_OP_stack_value:

@@ -240,7 +240,9 @@ static void function_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwarf
 	site.scope = dwarf_dieoffset(die);
 	if (!dw_usable(q->m, site.entry))
 		return;
-	if (site.kind == DW_SITE_ENTRY && q->filter != DW_RETURN &&
+	/* a program's .return reads its @entry values after the prologue too (the uretprobe
+	 * goes at site.entry): unoptimized code keeps its parameters in the frame */
+	if (site.kind == DW_SITE_ENTRY && (q->filter != DW_RETURN || q->m->is_user) &&
 	    (q->prologue == DW_PROLOGUE_ALWAYS ||
 	     (q->prologue == DW_PROLOGUE_AUTO && !q->optimized)))
 		site.addr = past_prologue(die, entry) + q->m->bias;

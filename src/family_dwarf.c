@@ -8,6 +8,11 @@
  *   kernel.statement(ADDRESS)[.absolute]      a statement's address (.absolute: guru mode)
  *   module(MPATTERN).function(PATTERN)...     the same in a module (wildcards allowed)
  *   module(MPATTERN).statement(PATTERN)...
+ *   process(PATH).function(PATTERN)           the same in a user-space program, or in a
+ *     .call .return .inline .label(LABEL)     library of its processes: uprobes on the
+ *   process(PATH).statement(PATTERN)[.nearest]  file (runtime/uprobe.c); PATH is found as
+ *   process(PATH).library(LPATH)....          a shell finds a command; process(PID): the
+ *   process(PID)....                          program that process runs now
  *
  * PATTERN is func[@file[:N | :N-M | :* | +N]] (dwarf_query.c).  Each place becomes a
  * kprobe (or kretprobe) on "symbol+offset" (or "module:symbol+offset"), registered by
@@ -21,6 +26,7 @@
 
 #include <dwarf.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,17 +37,35 @@
 	prefix ".function(string).label(string)", \
 	prefix ".statement(string)", prefix ".statement(string).nearest"
 
+#define USER_FORMS(prefix) \
+	prefix ".function(string)", prefix ".function(string).call", \
+	prefix ".function(string).return", prefix ".function(string).inline", \
+	prefix ".function(string).label(string)", \
+	prefix ".statement(string)", prefix ".statement(string).nearest"
+
 static const char *const dwarf_templates[] = {
 	FUNCTION_FORMS("kernel"),
 	FUNCTION_FORMS("module(string)"),
+	USER_FORMS("process(string)"),
+	USER_FORMS("process(number)"),
+	USER_FORMS("process(string).library(string)"),
+	USER_FORMS("process(number).library(string)"),
 	"kernel.statement(number)", "kernel.statement(number).absolute",
 	NULL,
 };
 
 /* What pass 3 needs of a DWARF probe, and what the target variables will need. */
 struct dwarf_probe {
-	char *symbol;		/* "vfs_read", or "ext4:ext4_readdir" */
-	uint64_t offset;	/* from the symbol */
+	char *symbol;		/* "vfs_read", or "ext4:ext4_readdir"; NULL: an address, or */
+	char *file;		/* in user space: the file probed, where it runs */
+	char *process;		/* a .library(...)'s program, whose processes it is for */
+	uint64_t offset;	/* from the symbol; in user space, in the file */
+	uint64_t vaddr;		/* in user space: the probed instruction's address */
+	/* a program's .return: where its @entry values are read (after the prologue), and
+	 * the frame address there (DWARF register + offset), which its return finds */
+	uint64_t entry_offset, entry_vaddr;
+	int cfa_regno;
+	int64_t cfa_offset;
 	bool is_return;
 	int64_t maxactive;
 	struct dw_site site;	/* NULL module for an absolute address */
@@ -50,6 +74,13 @@ struct dwarf_probe {
 /* The parts of a concrete point. */
 struct dwarf_point {
 	const char *module;	/* NULL: the kernel */
+	bool user;		/* process(...): a program's */
+	const char *process;	/* its PATH, or NULL for a PID */
+	int64_t pid;
+	const char *library;	/* .library(LPATH) */
+	char *program;		/* the program resolved: its path where it runs */
+	char *library_file;	/* the library resolved, where it runs */
+	bool reported;		/* an error said why it matches nothing */
 	bool statement;		/* .statement(...) rather than .function(...) */
 	const char *pattern;	/* NULL: an address */
 	uint64_t address;
@@ -67,6 +98,16 @@ static void read_point(struct probe_point *pp, struct dwarf_point *dp)
 	memset(dp, 0, sizeof(*dp));
 	if (strcmp(c->name, "module") == 0)
 		dp->module = component_string(c, &present);
+	if (strcmp(c->name, "process") == 0) {
+		dp->user = true;
+		dp->process = component_string(c, &present);
+		if (!present)
+			dp->pid = component_number(c, &present);
+		if (strcmp(c->next->name, "library") == 0) {
+			c = c->next;
+			dp->library = component_string(c, &present);
+		}
+	}
 	c = c->next;
 	dp->what = c;
 	dp->statement = strcmp(c->name, "statement") == 0;
@@ -109,6 +150,12 @@ static void put_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
 		sb_puts(sb, ".exported");
 }
 
+/* The name a function's probes have: its DWARF's (malloc's is __libc_malloc's). */
+static const char *function_name(const struct dw_function *f)
+{
+	return f->dwarf_name ? f->dwarf_name : f->name;
+}
+
 /*
  * kernel.function("vfs_read@fs/read_write.c:450").return, as stap names it.  A label's
  * function is named by the label's line; a .nearest statement is listed (-l) with
@@ -119,18 +166,23 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 	struct strbuf sb = { 0 };
 	const struct dw_function *f = site->function;
 
-	if (dp->module)
+	if (dp->user) {
+		sb_printf(&sb, "process(\"%s\")", dp->program);
+		if (dp->library)
+			sb_printf(&sb, ".library(\"%s\")", site->module->name);
+	} else if (dp->module) {
 		sb_printf(&sb, "module(\"%s\")", site->module->name);
-	else
+	} else {
 		sb_puts(&sb, "kernel");
+	}
 	if (site->kind == DW_SITE_STATEMENT) {
-		sb_printf(&sb, ".statement(\"%s@%s:%d\")", f ? f->name : "*", site->file,
+		sb_printf(&sb, ".statement(\"%s@%s:%d\")", f ? function_name(f) : "*", site->file,
 			  listing && site->asked_line ? site->asked_line : site->line);
 		if (listing && dp->nearest)
 			sb_puts(&sb, ".nearest");
 		return sb_steal(&sb);
 	}
-	sb_printf(&sb, ".function(\"%s", f->name);
+	sb_printf(&sb, ".function(\"%s", function_name(f));
 	if (f->file)
 		sb_printf(&sb, "@%s:%d", f->file,
 			  site->kind == DW_SITE_LABEL ? site->line : f->line);
@@ -150,6 +202,9 @@ static char *site_note(const struct dwarf_probe *p)
 
 	if (!m)
 		return xasprintf("pc=%#" PRIx64 " ", p->site.addr);
+	if (m->is_user)		/* as stap: a shared object's from its .dynamic */
+		return xasprintf("pc=%s%#" PRIx64 " ", dw_relocatable(m) ? ".dynamic+" : "",
+				 p->vaddr);
 	if (m->is_kernel && m->text_start)
 		return xasprintf("pc=_stext+%#" PRIx64 " ", p->site.addr - m->text_start);
 	for (int i = 0; i < m->ntext; i++)	/* a module's: from its section */
@@ -160,6 +215,50 @@ static char *site_note(const struct dwarf_probe *p)
 }
 
 /* ---- derived probes ---- */
+
+/* A uprobe at SITE of a program or library, at the offset in its file that holds it. */
+static bool add_user_site(struct elaborator *el, struct derived_probe *proto,
+			  const struct dwarf_point *dp, const struct dw_site *site, char *name)
+{
+	struct dwarf_probe *p;
+	struct derived_probe *derived;
+	uint64_t vaddr = dp->is_return ? site->entry : site->addr, offset, entry_offset = 0;
+	int cfa_regno = -1;
+	int64_t cfa_offset = 0;
+
+	if (!dw_file_offset(site->module, vaddr, &offset) ||
+	    (dp->is_return && !dw_file_offset(site->module, site->addr, &entry_offset))) {
+		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of %s: no segment "
+			       "of the file holds it", vaddr, site->module->name);
+		return false;
+	}
+	if (dp->is_return && !dw_cfa_rule(site->module, site->addr, &cfa_regno, &cfa_offset)) {
+		semantic_error(el, NULL, "cannot place a return probe at %#" PRIx64 " of %s: no "
+			       "simple call frame information there", site->addr,
+			       site->module->name);
+		return false;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->vaddr = vaddr - site->module->bias;
+	p->entry_offset = entry_offset;
+	p->entry_vaddr = site->addr - site->module->bias;
+	p->cfa_regno = cfa_regno;
+	p->cfa_offset = cfa_offset;
+	site->module->in_use = true;
+	p->file = xstrdup(site->module->name);
+	p->process = dp->library ? xstrdup(dp->program) : NULL;
+	p->offset = offset;
+	p->is_return = dp->is_return;
+	p->site = *site;
+	if (!name)
+		name = site_name(dp, site, false);
+	derived = add_derived_probe(el, proto, site->kind == DW_SITE_LABEL ?
+				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
+	derived->note = site_note(p);
+	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
+	derived->saves_entry = dp->is_return;
+	return true;
+}
 
 /* A probe at SITE, named NAME (NULL: as stap names the site). */
 static bool add_site(struct elaborator *el, struct derived_probe *proto,
@@ -176,6 +275,8 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 				dw_site_variables(site, dp->is_return);
 		return true;
 	}
+	if (site->module->is_user)
+		return add_user_site(el, proto, dp, site, name);
 	anchor = dw_anchor(site->module, site->addr);
 	if (!anchor) {
 		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of module %s: no "
@@ -248,10 +349,74 @@ static struct strlist module_names(struct elaborator *el, const struct dwarf_poi
 {
 	struct strlist names = { 0 };
 
+	if (dp->user) {
+		strlist_add(&names, dp->process ? dp->process : "pid");
+		return names;
+	}
 	if (dp->module)
 		return debuginfo_module_names(elaborator_debuginfo(el), dp->module);
 	strlist_add(&names, "kernel");
 	return names;
+}
+
+/* "cannot find module /usr/bin/x debuginfo: No DWARF information found", as stap says it */
+static void no_program(struct elaborator *el, const char *program, const char *why)
+{
+	semantic_warning(el, NULL, "cannot find module %s debuginfo: %s" MAN_PAGE("warning::debuginfo"),
+			 program, why);
+}
+
+/*
+ * The program (or its library) a process(...) point names, with its DWARF; NULL after a
+ * warning says what is missing.  process(PID) is the program that process runs.
+ */
+static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *dp)
+{
+	struct session *s = el->session;
+	char *target, *file, *why, *exe = NULL;
+	const char *path = dp->process;
+	struct dw_module *m = NULL;
+
+	if (!path) {
+		char *link = xasprintf("/proc/%" PRId64 "/exe", dp->pid);
+
+		exe = realpath(link, NULL);
+		free(link);
+		if (!exe) {
+			semantic_error(el, NULL, "cannot probe pid %" PRId64 ": %s", dp->pid,
+				       dp->pid > 0 && kill((pid_t)dp->pid, 0) == 0 ?
+				       "No executable" : "No such process");
+			dp->reported = true;
+			return NULL;
+		}
+		path = exe;
+	}
+	if (!program_path(s, path, &target, &file, &why)) {
+		no_program(el, path, why);
+		goto out;
+	}
+	dp->program = target;
+	if (dp->library) {
+		char *lib_target, *lib_file;
+
+		if (!program_library(s, file, dp->library, &lib_target, &lib_file, &why)) {
+			no_program(el, dp->library, why);
+			free(file);
+			goto out;
+		}
+		free(file);
+		target = lib_target;
+		file = lib_file;
+		dp->library_file = lib_target;
+	}
+	m = debuginfo_program(elaborator_debuginfo(el), target, file, &why);
+	if (!m)
+		no_program(el, target, why);
+	free(file);
+out:
+	free(why);
+	free(exe);
+	return m;
 }
 
 /* kernel.statement(ADDRESS): a statement's first address in text kprobes may touch. */
@@ -338,7 +503,8 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 				 "use a .statement() probe, not .function()");
 	names = module_names(el, &dp);
 	for (int i = 0; i < names.count; i++) {
-		struct dw_module *m = dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
+		struct dw_module *m = dp.user ? user_module(el, &dp) :
+				      dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
 				      debuginfo_kernel(elaborator_debuginfo(el));
 		int first = sites.count;
 
@@ -377,7 +543,11 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	}
 	strlist_free(&names);
 	if (opened == 0) {
-		if (!dp.module || !debuginfo_kernel(el->debuginfo))
+		if (dp.user) {
+			if (!dp.reported)
+				semantic_error(el, NULL, "no match");
+		}
+		else if (!dp.module || !debuginfo_kernel(el->debuginfo))
 			report_missing_debuginfo(el);
 		else
 			semantic_error(el, NULL, "no match");
@@ -426,6 +596,7 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 	}
 	a->start = xstrdup("stp_return_value(c)");
 	a->start_is_value = true;
+	a->user = p->site.module->is_user;
 	a->regno = 0;	/* the return register (rax): guru mode may change what returns */
 	return target_components(el, n, a, type, quiet);
 }
@@ -450,6 +621,7 @@ static struct target_access *variable_access(struct elaborator *el, const struct
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;
+	a->user = site->module->is_user;
 	a->regno = loc.regno;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	a->type = ctype_of_variable(var);
@@ -591,14 +763,78 @@ static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 	sb_puts(sb, " },\n");
 }
 
+/* A uprobe on a program's or library's file: runtime/uprobe.c */
+static void user_entry(struct emitter *e, struct derived_probe *dp)
+{
+	struct dwarf_probe *p = dp->data;
+	struct strbuf *sb = &e->out;
+
+	sb_printf(sb, "\t{ .probe = &stp_probes[%d], .path = ", dp->index);
+	sb_put_c_string(sb, p->file);
+	sb_printf(sb, ", .offset = %#" PRIx64 "UL, .vaddr = %#" PRIx64 "UL", p->offset, p->vaddr);
+	if (p->process) {
+		sb_puts(sb, ", .process = ");
+		sb_put_c_string(sb, p->process);
+	}
+	if (p->is_return)
+		sb_puts(sb, ", .is_return = true");
+	if (p->is_return && dp->handler->nentries) {
+		char *size = entry_offset(dp->handler, dp->handler->nentries);
+
+		sb_printf(sb, ", .entry_probe = &probe_%d_entry_probe, .data_size = %s, "
+			  ".entry_offset = %#" PRIx64 "UL, .entry_vaddr = %#" PRIx64 "UL, "
+			  ".cfa_regno = %d, .cfa_offset = %" PRId64, dp->handler->index, size,
+			  p->entry_offset, p->entry_vaddr, p->cfa_regno, p->cfa_offset);
+		free(size);
+	}
+	sb_puts(sb, " },\n");
+}
+
+static bool user_probe(const struct derived_probe *dp)
+{
+	const struct dwarf_probe *p = dp->data;
+
+	return p->file != NULL;
+}
+
+/* The kernel's and modules' probes in one table (kprobes), the programs' in another. */
 static void dwarf_emit(struct emitter *e, struct program *prog)
 {
-	static const struct probe_table table = {
-		"struct stp_kprobe_probe", "stp_dwarf_probes", "stp_kprobes_register",
-		"stp_kprobes_unregister", dwarf_entry,
-	};
+	int counts[2] = { 0, 0 };
+	static const char *const types[2] = { "struct stp_kprobe_probe", "struct stp_uprobe_probe" };
+	static const char *const tables[2] = { "stp_dwarf_probes", "stp_dwarf_uprobes" };
+	static const char *const regs[2] = { "stp_kprobes", "stp_uprobes" };
 
-	emit_probe_table(e, prog, &dwarf_family, &table);
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+		if (dp->family == &dwarf_family)
+			counts[user_probe(dp)]++;
+	for (int t = 0; t < 2; t++) {
+		if (!counts[t])
+			continue;
+		emit(e, "static %s %s[] = {\n", types[t], tables[t]);
+		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+			if (dp->family == &dwarf_family && user_probe(dp) == t)
+				(t ? user_entry : dwarf_entry)(e, dp);
+		emit(e, "};\n\n");
+	}
+	emit(e, "static int stp_register_dwarf(void)\n{\n\tint rc = 0;\n\n");
+	if (counts[0])
+		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[0], tables[0], tables[0]);
+	if (counts[1]) {
+		emit(e, "\tif (rc)\n\t\treturn rc;\n");
+		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[1], tables[1], tables[1]);
+		if (counts[0])
+			emit(e, "\tif (rc)\n\t\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[0],
+			     tables[0], tables[0]);
+	}
+	emit(e, "\treturn rc;\n}\n\n");
+	emit(e, "static void stp_unregister_dwarf(bool run_end_probes)\n{\n"
+		"\t(void)run_end_probes;\n");
+	for (int t = 1; t >= 0; t--)
+		if (counts[t])
+			emit(e, "\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[t], tables[t],
+			     tables[t]);
+	emit(e, "}\n\n");
 }
 
 static char *dwarf_list_variables(struct derived_probe *dp)

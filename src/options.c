@@ -74,6 +74,8 @@ static const char usage_text[] =
 "                 symbol data yet\n"
 "   --ldd         add the shared libraries of -d programs (user-space: warned about,\n"
 "                 as -d PATH)\n"
+"   --sysroot DIR the target's files are under DIR: process(\"/usr/bin/x\") reads\n"
+"                 DIR/usr/bin/x here, and probes /usr/bin/x where the module runs\n"
 "   --all-modules symbol data for every loaded kernel module: always so in stapler\n"
 "   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
 "   -L PROBE      list them with the variables their handlers have\n"
@@ -123,6 +125,7 @@ enum long_only_options {
 	OPT_RUNTIME,
 	OPT_DYNINST,
 	OPT_BPF,
+	OPT_SYSROOT,
 };
 
 static const struct option long_options[] = {
@@ -146,6 +149,7 @@ static const struct option long_options[] = {
 	{ "runtime", required_argument, NULL, OPT_RUNTIME },
 	{ "dyninst", no_argument, NULL, OPT_DYNINST },
 	{ "bpf", no_argument, NULL, OPT_BPF },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -488,6 +492,12 @@ void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LDD:
 			s->ldd = true;
+			break;
+		case OPT_SYSROOT:	/* the target's files: process("/usr/bin/x") is DIR/usr/bin/x */
+			if (!*optarg || optarg[0] != '/')
+				usage_error("Invalid --sysroot '%s' (should be an absolute path).",
+					    optarg);
+			s->sysroot = optarg;
 			break;
 		case OPT_ALL_MODULES:
 			s->all_modules = true;

@@ -23,6 +23,7 @@ const struct probe_family *const probe_families[] = {
 	&trace_family,
 	&netfilter_family,
 	&hwbkpt_family,
+	&process_family,
 	NULL,
 };
 

@@ -313,6 +313,7 @@ struct target_access {
 	int bit_offset, bit_size;	/* a bitfield's bits in those bytes (bit_size 0: none) */
 	struct ctype *type;		/* of the result (pretty-printing, autocast) */
 	bool kernel_address;		/* START uses a link-time kernel address (KASLR) */
+	bool user;			/* the memory is the probed process's (uprobes) */
 	int regno;			/* START is DWARF register REGNO's value, else -1 */
 };
 
@@ -529,6 +530,7 @@ struct session {
 	const char *kernel_build_dir;	/* /lib/modules/REL/build, or -r DIR */
 	const char *compat_version;	/* --compatible=VERSION: systemtap_v */
 	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
+	const char *sysroot;		/* --sysroot: where the target's programs are */
 
 	/* module build */
 	const char *module_name;	/* -m */

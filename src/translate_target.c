@@ -40,7 +40,8 @@ static char *target_steps(struct body *b, const struct target_access *a, int id)
 			sb_printf(&sb, "_t%d += %" PRId64 "LL; ", id, s->offset);
 			break;
 		case TSTEP_LOAD:
-			sb_printf(&sb, "_t%d = stp_target_deref(c, _t%d, 8); ", id, id);
+			sb_printf(&sb, "_t%d = stp_%s_deref(c, _t%d, 8); ", id,
+				  a->user ? "user" : "target", id);
 			break;
 		case TSTEP_INDEX:
 			index = translate_expr(b, s->index);
@@ -56,7 +57,7 @@ static char *target_steps(struct body *b, const struct target_access *a, int id)
 /* "s64 _vID = stp_target_read(c, _tID, ...)" as C, the number N's access reads. */
 static char *number_read(const struct target_access *a, int id)
 {
-	return xasprintf("stp_target_%s(c, _t%d, %d, %d, %d, %d)",
+	return xasprintf("stp_%s_%s(c, _t%d, %d, %d, %d, %d)", a->user ? "user" : "target",
 			 a->start_is_value && !a->nsteps ? "value" : "read", id, a->size,
 			 a->is_signed, a->bit_offset, a->bit_size);
 }
@@ -91,9 +92,10 @@ char *translate_target(struct body *b, struct node *n)
 		break;
 	case TRESULT_STRING:
 		temp = new_temp(b);
-		sb_printf(&sb, "stp_target_string(c, l->_tmp%d, _t%d, %" PRId64 "); "
+		sb_printf(&sb, "stp_%s_string(c, l->_tmp%d, _t%d, %" PRId64 "); "
 			  "if (likely(!c->last_error)) c->last_stmt = _w%d; "
-			  "(const char *)l->_tmp%d; })", temp, id, string_length(a), id, temp);
+			  "(const char *)l->_tmp%d; })", a->user ? "user" : "target", temp, id,
+			  string_length(a), id, temp);
 		break;
 	case TRESULT_LONG:
 		read = number_read(a, id);

@@ -7,8 +7,13 @@
 
 int lib_calls; /* how many times either function was called */
 
+/* lib_mul's own count: the library's static, where lib_calls, which uprog reads, is
+ * uprog's copy (a copy relocation: the library's own lib_calls is never used) */
+static int mul_calls;
+
 int lib_mul(int a, int b)
 {
+	mul_calls++;
 	lib_calls++;
 	return a * b;
 }

@@ -10,7 +10,8 @@
  *                  inner returns 7*i+1, middle 7*i+2, outer 7*i+3 (no tail calls)
  *   lib_twice(i)   of libustap.so, returns 2*i
  *   do_work(i)     fires SDT marker uprog:work only while its semaphore is set (uprog-work.c)
- * and once: SDT marker uprog:start (no arguments, before the rounds), greet("world") and
+ * and once: a first line "uprog: N rounds", SDT marker uprog:start (no arguments,
+ * before the rounds), greet("world") and
  * sum_to(N), whose loop body (the line marked LOOP_BODY) runs N times.  The output
  * depends on N only, and on whether uprog:work is probed ("work semaphore seen N" or 0).
  */
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 	long adds = 0, areas = 0, chain = 0, twice = 0;
 	int i, seen = 0;
 
+	/* the first use of .rodata: its page (with "box") is mapped from here on, so that
+	 * probes may read the strings (a handler cannot wait for a page to come in) */
+	printf("uprog: %d rounds\n", n);
 	STAP_PROBE(uprog, start);
 	for (i = 1; i <= n; i++) {
 		struct rect r = { i, 2 * i, "box" };

@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -L 'process("/usr/bin/uprog").statement("sum_to@uprog.c:*")'
