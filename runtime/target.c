@@ -208,6 +208,28 @@ static __maybe_unused void stp_target_write(struct context *c, u64 addr, int reg
 		stp_write_kernel(c, addr, size, v);
 }
 
+/* Guru mode: the same in the probed process: its registers, or its memory (a page it
+ * has not written yet, or cannot, is a soft error). */
+static __maybe_unused void stp_user_write(struct context *c, u64 addr, int regno, int size,
+					  int bit_offset, int bit_size, s64 value)
+{
+	u64 v = (u64)value;
+
+	if (unlikely(c->last_error))
+		return;
+	if (bit_size) {
+		u64 mask = (bit_size < 64 ? (1ULL << bit_size) - 1 : ~0ULL) << bit_offset;
+		u64 old = regno >= 0 ? addr : stp_user_deref(c, addr, size);
+
+		v = (old & ~mask) | ((v << bit_offset) & mask);
+	}
+	if (regno >= 0)
+		stp_dwarf_register_set(c, regno, v);
+	else if (size < 1 || size > 8 ||
+		 copy_to_user_nofault((void __user *)(unsigned long)addr, &v, size) != 0)
+		stp_soft_error(c, "user write fault [man error::fault] at 0x%llx", addr);
+}
+
 /* The chars of an array of LENGTH (0: unknown) at ADDR, up to its first NUL. */
 static __maybe_unused void stp_target_string(struct context *c, char *dst, u64 addr,
 					     s64 length)

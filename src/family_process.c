@@ -14,6 +14,12 @@
  *   process(PATH).library(LPATH).mark(...)   (runtime/uprobe.c); $arg1..$argN are its
  *   process(PID).mark(...) ...               arguments, $$name and $$provider its names
  *
+ *   process(PATH).plt(NAME)[.return]       each entry NAME (a glob; .plt alone: all) of
+ *   process(PATH).library(LPATH).plt(...)    the program's procedure linkage table: a
+ *                                          call of a library's function through it;
+ *                                          $$name is the function's name, $return (a
+ *                                          number) what it returned
+ *
  * PATH is found as a shell finds a command (dw.h, program_path), under --sysroot when
  * one is given; with -c or -x every probe is for the target's processes only.
  */
@@ -36,6 +42,8 @@
 	prefix ".begin", prefix ".end", prefix ".thread.begin", prefix ".thread.end"
 #define MARK_FORMS(prefix) \
 	prefix ".mark(string)", prefix ".provider(string).mark(string)"
+#define PLT_FORMS(prefix) \
+	prefix ".plt", prefix ".plt(string)", prefix ".plt.return", prefix ".plt(string).return"
 
 static const char *const process_templates[] = {
 	LIFE_FORMS("process"),
@@ -45,6 +53,10 @@ static const char *const process_templates[] = {
 	MARK_FORMS("process(number)"),
 	MARK_FORMS("process(string).library(string)"),
 	MARK_FORMS("process(number).library(string)"),
+	PLT_FORMS("process(string)"),
+	PLT_FORMS("process(number)"),
+	PLT_FORMS("process(string).library(string)"),
+	PLT_FORMS("process(number).library(string)"),
 	NULL,
 };
 
@@ -55,7 +67,8 @@ static const char *const life_events[] = {
 };
 
 struct process_probe {
-	bool is_mark;
+	bool uprobe;		/* a marker or a PLT entry, rather than a life event */
+	bool plt, is_return;
 	/* the life of processes */
 	int event;		/* index in life_events */
 	char *path;		/* the program, where it runs; NULL: any */
@@ -75,7 +88,9 @@ struct process_point {
 	int64_t pid;		/* process(PID), or 0 */
 	const char *library;
 	const char *provider;	/* NULL: any */
-	const char *mark;	/* NULL: a life event */
+	const char *mark;	/* NULL: a life event, or */
+	const char *plt;	/* a PLT entry's name */
+	bool is_return;
 	int event;
 	char *program;		/* the program resolved: where it runs */
 	char *program_file;	/* and here */
@@ -99,6 +114,10 @@ static void read_point(struct probe_point *pp, struct process_point *p)
 			p->provider = component_string(c, &present);
 		else if (strcmp(c->name, "mark") == 0)
 			p->mark = component_string(c, &present);
+		else if (strcmp(c->name, "plt") == 0)
+			p->plt = c->arg ? component_string(c, &present) : "*";
+		else if (strcmp(c->name, "return") == 0)
+			p->is_return = true;
 		else if (strcmp(c->name, "thread") == 0)
 			thread = true;
 		else
@@ -235,104 +254,239 @@ static void no_mark(struct elaborator *el, const char *mark, const struct sdt_ma
 	free(names);
 }
 
+/* The ELF file a marker or PLT point is in: the program, or its library. */
+struct point_file {
+	char *target, *file;	/* where it runs, and here */
+	int fd;
+	Elf *elf;
+	bool relocatable;	/* ET_DYN: its probes' notes say ".dynamic+" as stap's */
+};
+
+static bool open_point_file(struct elaborator *el, struct process_point *p, struct point_file *f)
+{
+	char *why = NULL;
+	GElf_Ehdr eh;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (!find_program(el, p))
+		return false;
+	if (p->library) {
+		if (!program_library(el->session, p->program_file, p->library, &f->target,
+				     &f->file, &why)) {
+			semantic_error(el, NULL, "%s", why);
+			free(why);
+			return false;
+		}
+	} else {
+		f->target = xstrdup(p->program);
+		f->file = xstrdup(p->program_file);
+	}
+	elf_version(EV_CURRENT);
+	f->fd = open(f->file, O_RDONLY);
+	f->elf = f->fd < 0 ? NULL : elf_begin(f->fd, ELF_C_READ, NULL);
+	if (!f->elf) {
+		semantic_error(el, NULL, "cannot read %s: %s", f->file,
+			       f->fd < 0 ? strerror(errno) : elf_errmsg(-1));
+		return false;
+	}
+	f->relocatable = gelf_getehdr(f->elf, &eh) && eh.e_type == ET_DYN;
+	return true;
+}
+
+static void close_point_file(struct point_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->target);
+	free(f->file);
+}
+
+/* process("P")[.library("L")] as a probe's name starts */
+static void name_prefix(struct strbuf *name, const struct process_point *p,
+			const struct point_file *f)
+{
+	sb_printf(name, "process(\"%s\")", p->program);
+	if (p->library)
+		sb_printf(name, ".library(\"%s\")", f->target);
+}
+
+/* A uprobe of a marker or PLT entry at link-time address VADDR of F; false after an
+ * error when no segment of the file holds it (or the semaphore SEMAPHORE, if not 0). */
+static struct process_probe *new_uprobe(struct elaborator *el, const struct process_point *p,
+					const struct point_file *f, uint64_t vaddr,
+					uint64_t semaphore, const char *what)
+{
+	struct process_probe *probe;
+	uint64_t offset, semaphore_offset = 0;
+
+	if (!elf_vaddr_to_offset(f->elf, vaddr, &offset) ||
+	    (semaphore && !elf_vaddr_to_offset(f->elf, semaphore, &semaphore_offset))) {
+		semantic_error(el, NULL, "cannot place a probe on %s of %s: no segment of the "
+			       "file holds it", what, f->target);
+		return NULL;
+	}
+	probe = xcalloc(1, sizeof(*probe));
+	probe->uprobe = true;
+	probe->file = xstrdup(f->target);
+	probe->process = p->library ? xstrdup(p->program) : NULL;
+	probe->offset = offset;
+	probe->vaddr = vaddr;
+	probe->semaphore = semaphore_offset;
+	return probe;
+}
+
+static void add_uprobe(struct elaborator *el, struct derived_probe *proto,
+		       const struct point_file *f, struct process_probe *probe, char *name,
+		       char *variables)
+{
+	struct derived_probe *derived = add_derived_probe(el, proto, name,
+							  el->listing ? NULL : probe);
+
+	derived->note = xasprintf("pc=%s%#" PRIx64 " ", f->relocatable ? ".dynamic+" : "",
+				  probe->vaddr);
+	if (el->listing && el->session->list_locals)
+		el->listed[el->nlisted - 1].variables = variables;
+	else
+		free(variables);
+}
+
 /* One probe per marker of the file (the program, or its library) the point names. */
 static bool mark_build(struct elaborator *el, struct process_point *p,
 		       struct derived_probe *proto)
 {
-	char *target = NULL, *file = NULL, *why = NULL, *error = NULL;
+	struct point_file f;
 	struct sdt_marker *markers = NULL;
-	int fd = -1, count = 0;
-	Elf *elf = NULL;
-	GElf_Ehdr eh;
-	bool added = false, relocatable;
+	char *error = NULL;
+	int count = 0;
+	bool added = false;
 
-	if (!find_program(el, p))
-		return false;
-	if (p->library) {
-		if (!program_library(el->session, p->program_file, p->library, &target, &file,
-				     &why)) {
-			semantic_error(el, NULL, "%s", why);
-			goto out;
-		}
-	} else {
-		target = xstrdup(p->program);
-		file = xstrdup(p->program_file);
-	}
-	elf_version(EV_CURRENT);
-	fd = open(file, O_RDONLY);
-	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		semantic_error(el, NULL, "cannot read %s: %s", file, fd < 0 ? strerror(errno) :
-			       elf_errmsg(-1));
+	if (!open_point_file(el, p, &f))
 		goto out;
-	}
-	relocatable = gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN;
-	count = sdt_read_markers(elf, &markers, &error);
+	count = sdt_read_markers(f.elf, &markers, &error);
 	if (count < 0) {
-		semantic_error(el, NULL, "%s: %s", target, error);
+		semantic_error(el, NULL, "%s: %s", f.target, error);
 		goto out;
 	}
 	for (int i = 0; i < count; i++) {
 		struct sdt_marker *m = &markers[i];
 		struct process_probe *probe;
-		struct derived_probe *derived;
+		struct sdt_arg *args;
 		struct strbuf name = { 0 };
-		uint64_t offset, semaphore = 0;
+		int nargs;
 
 		if (fnmatch(p->mark, m->name, 0) != 0 ||
 		    (p->provider && fnmatch(p->provider, m->provider, 0) != 0))
 			continue;
-		sb_printf(&name, "process(\"%s\")", p->program);
-		if (p->library)
-			sb_printf(&name, ".library(\"%s\")", target);
-		sb_printf(&name, ".mark(\"%s\")", m->name);	/* as stap's -L names it */
-		probe = xcalloc(1, sizeof(*probe));
-		probe->is_mark = true;
-		probe->nargs = sdt_parse_args(m->args, elf_symbol, elf, &probe->args, &error);
-		if (probe->nargs < 0) {
+		nargs = sdt_parse_args(m->args, elf_symbol, f.elf, &args, &error);
+		if (nargs < 0) {
 			semantic_error(el, NULL, "%s", error);
 			free(error);
 			error = NULL;
-			free(probe);
-			sb_free(&name);
 			continue;
 		}
-		if (!elf_vaddr_to_offset(elf, m->pc, &offset) ||
-		    (m->semaphore && !elf_vaddr_to_offset(elf, m->semaphore, &semaphore))) {
-			semantic_error(el, NULL, "cannot place a probe on marker %s of %s: no "
-				       "segment of the file holds its %s", m->name, target,
-				       m->semaphore ? "nop or semaphore" : "nop");
-			sdt_free_args(probe->args, probe->nargs);
-			free(probe);
-			sb_free(&name);
+		probe = new_uprobe(el, p, &f, m->pc, m->semaphore, m->name);
+		if (!probe) {
+			sdt_free_args(args, nargs);
 			continue;
 		}
-		probe->file = xstrdup(target);
-		probe->process = p->library ? xstrdup(p->program) : NULL;
-		probe->offset = offset;
-		probe->vaddr = m->pc;
-		probe->semaphore = semaphore;
+		probe->args = args;
+		probe->nargs = nargs;
 		probe->provider = xstrdup(m->provider);
 		probe->name = xstrdup(m->name);
-		derived = add_derived_probe(el, proto, sb_steal(&name), el->listing ? NULL : probe);
-		derived->note = xasprintf("pc=%s%#" PRIx64 " ", relocatable ? ".dynamic+" : "",
-					  m->pc);
-		if (el->listing && el->session->list_locals)
-			el->listed[el->nlisted - 1].variables = mark_variables(probe->nargs);
+		name_prefix(&name, p, &f);
+		sb_printf(&name, ".mark(\"%s\")", m->name);	/* as stap's -L names it */
+		add_uprobe(el, proto, &f, probe, sb_steal(&name), mark_variables(nargs));
 		added = true;
 	}
-	if (!added)
+	if (!added && count >= 0 && f.elf)
 		no_mark(el, p->mark, markers, count);
 out:
 	sdt_free_markers(markers, count > 0 ? count : 0);
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	close_point_file(&f);
 	free(error);
-	free(why);
-	free(target);
-	free(file);
+	return added;
+}
+
+/* ---- PLT entries ---- */
+
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * One probe per entry of the file's procedure linkage table whose function NAME matches:
+ * the Nth R_X86_64_JUMP_SLOT relocation of .rela.plt is the Nth entry of 16 bytes, in
+ * .plt.sec when the program has one (IBT), else in .plt after its first, shared entry.
+ */
+static bool plt_build(struct elaborator *el, struct process_point *p,
+		      struct derived_probe *proto)
+{
+	struct point_file f;
+	GElf_Shdr rela, plt, symtab;
+	Elf_Scn *rela_scn, *plt_scn, *sym_scn;
+	Elf_Data *relocs, *syms;
+	uint64_t first;
+	bool added = false, sec;
+
+	if (!open_point_file(el, p, &f))
+		goto out;
+	rela_scn = section_named(f.elf, ".rela.plt", &rela);
+	sec = (plt_scn = section_named(f.elf, ".plt.sec", &plt)) != NULL;
+	if (!sec)
+		plt_scn = section_named(f.elf, ".plt", &plt);
+	if (!rela_scn || !plt_scn || !rela.sh_entsize ||
+	    !(sym_scn = elf_getscn(f.elf, rela.sh_link)) || !gelf_getshdr(sym_scn, &symtab) ||
+	    !(relocs = elf_getdata(rela_scn, NULL)) || !(syms = elf_getdata(sym_scn, NULL)))
+		goto none;
+	first = plt.sh_addr + (sec ? 0 : 16);
+	for (size_t i = 0, n = 0; i < rela.sh_size / rela.sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *fname;
+		struct process_probe *probe;
+		struct strbuf name = { 0 };
+		uint64_t addr;
+
+		if (!gelf_getrela(relocs, (int)i, &r) ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		addr = first + 16 * n++;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(fname = elf_strptr(f.elf, symtab.sh_link, sym.st_name)) ||
+		    fnmatch(p->plt, fname, 0) != 0)
+			continue;
+		probe = new_uprobe(el, p, &f, addr, 0, fname);
+		if (!probe)
+			continue;
+		probe->plt = true;
+		probe->is_return = p->is_return;
+		probe->name = xstrdup(fname);
+		name_prefix(&name, p, &f);
+		sb_printf(&name, ".plt(\"%s\")%s", fname, p->is_return ? ".return" : "");
+		add_uprobe(el, proto, &f, probe, sb_steal(&name), xstrdup(""));
+		added = true;
+	}
+none:
+	if (!added && f.elf)
+		semantic_error(el, NULL, "no match");
+out:
+	close_point_file(&f);
 	return added;
 }
 
@@ -342,7 +496,11 @@ static bool process_build(struct elaborator *el, struct probe_point *pp,
 	struct process_point p;
 
 	read_point(pp, &p);
-	return p.mark ? mark_build(el, &p, proto) : life_build(el, &p, proto);
+	if (p.mark)
+		return mark_build(el, &p, proto);
+	if (p.plt)
+		return plt_build(el, &p, proto);
+	return life_build(el, &p, proto);
 }
 
 /* ---- context variables: a marker's ---- */
@@ -357,12 +515,12 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 	char *end;
 	long i;
 
-	if (!p || !p->is_mark) {
+	if (!p || !p->uprobe) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
 		return TARGET_UNRESOLVED;
 	}
-	if (strcmp(name, "$name") == 0 || strcmp(name, "$provider") == 0) {
+	if (strcmp(name, "$name") == 0 || (!p->plt && strcmp(name, "$provider") == 0)) {
 		struct node *s = xcalloc(1, sizeof(*s));
 
 		s->kind = ND_STRING;
@@ -373,9 +531,25 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 		*n = *s;
 		return TARGET_RESOLVED;
 	}
-	i = starts_with(name, "arg") ? strtol(name + 3, &end, 10) : 0;
+	if (p->plt && p->is_return && strcmp(name, "return") == 0 && !n->components &&
+	    !n->pretty && !n->addressof) {	/* the return register: a number */
+		a = xcalloc(1, sizeof(*a));
+		a->start = xstrdup("stp_return_value(c)");
+		a->start_is_value = true;
+		a->user = true;
+		a->regno = 0;
+		a->result = TRESULT_LONG;
+		a->size = 8;
+		a->is_signed = true;
+		return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+	}
+	i = starts_with(name, "arg") && !p->plt ? strtol(name + 3, &end, 10) : 0;
 	if (i < 1 || i > p->nargs || *end) {
-		if (!quiet) {
+		if (!quiet && p->plt) {
+			semantic_error(el, n->tok, "unable to find PLT variable '$%s': a PLT "
+				       "probe has $$name%s only (no debuginfo)", name,
+				       p->is_return ? " and $return" : "");
+		} else if (!quiet) {
 			if (starts_with(name, "arg"))
 				semantic_error(el, n->tok, "invalid access '$%s' of marker %s with "
 					       "%d argument%s", name, p->name, p->nargs,
@@ -408,7 +582,7 @@ static char *process_list_variables(struct derived_probe *dp)
 {
 	struct process_probe *p = dp->data;
 
-	return p && p->is_mark ? mark_variables(p->nargs) : NULL;
+	return p && p->uprobe ? mark_variables(p->nargs) : NULL;
 }
 
 /* ---- pass 3: utask.c's table for the life events, uprobe.c's for the markers ---- */
@@ -423,14 +597,15 @@ static void life_entry(struct emitter *e, struct derived_probe *dp)
 	free(path);
 }
 
-static void mark_entry(struct emitter *e, struct derived_probe *dp)
+static void uprobe_entry(struct emitter *e, struct derived_probe *dp)
 {
 	struct process_probe *p = dp->data;
 	char *file = c_string(p->file), *process = p->process ? c_string(p->process) : NULL;
 
 	emit(e, "\t{ .probe = &stp_probes[%d], .path = %s, .offset = %#" PRIx64 "UL, "
-	     ".vaddr = %#" PRIx64 "UL, .semaphore = %#" PRIx64 "UL, .process = %s },\n",
-	     dp->index, file, p->offset, p->vaddr, p->semaphore, process ? process : "NULL");
+	     ".vaddr = %#" PRIx64 "UL, .semaphore = %#" PRIx64 "UL, .process = %s%s },\n",
+	     dp->index, file, p->offset, p->vaddr, p->semaphore, process ? process : "NULL",
+	     p->is_return ? ", .is_return = true" : "");
 	free(file);
 	free(process);
 }
@@ -438,21 +613,21 @@ static void mark_entry(struct emitter *e, struct derived_probe *dp)
 static void process_emit(struct emitter *e, struct program *prog)
 {
 	static const char *const types[2] = { "struct stp_utask_probe", "struct stp_uprobe_probe" };
-	static const char *const tables[2] = { "stp_process_tasks", "stp_process_marks" };
+	static const char *const tables[2] = { "stp_process_tasks", "stp_process_uprobes" };
 	static const char *const regs[2] = { "stp_utasks", "stp_uprobes" };
 	int counts[2] = { 0, 0 };
 
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
 		if (dp->family == &process_family)
-			counts[((struct process_probe *)dp->data)->is_mark]++;
+			counts[((struct process_probe *)dp->data)->uprobe]++;
 	for (int t = 0; t < 2; t++) {
 		if (!counts[t])
 			continue;
 		emit(e, "static %s %s[] = {\n", types[t], tables[t]);
 		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
 			if (dp->family == &process_family &&
-			    ((struct process_probe *)dp->data)->is_mark == t)
-				(t ? mark_entry : life_entry)(e, dp);
+			    ((struct process_probe *)dp->data)->uprobe == t)
+				(t ? uprobe_entry : life_entry)(e, dp);
 		emit(e, "};\n\n");
 	}
 	emit(e, "static int stp_register_process(void)\n{\n\tint rc = 0;\n\n");

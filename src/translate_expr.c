@@ -309,7 +309,8 @@ static struct place place_of(struct body *b, struct node *n)
 		free(p.commit);
 		p.setup = translate_target_place(b, n, id);
 		p.ptr = xasprintf("(&_tv%d)", id);
-		p.commit = xasprintf("stp_target_write(c, _t%d, %d, %d, %d, %d, _tv%d); ", id,
+		p.commit = xasprintf("stp_%s_write(c, _t%d, %d, %d, %d, %d, _tv%d); ",
+				     n->access->user ? "user" : "target", id,
 				     n->access->start_is_value && !n->access->nsteps ?
 				     n->access->regno : -1, n->access->size,
 				     n->access->bit_offset, n->access->bit_size, id);
