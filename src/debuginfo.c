@@ -592,6 +592,32 @@ bool program_path(struct session *s, const char *path, char **target, char **fil
 	return true;
 }
 
+char *target_program(struct session *s, char **why)
+{
+	*why = NULL;
+	if (s->target_cmd) {	/* as stap: a plain command, its words as they are */
+		size_t n;
+
+		if (strpbrk(s->target_cmd, "|&;<>(){}`$\"'\\")) {
+			*why = xstrdup("the -c command is not a plain command and its arguments");
+			return NULL;
+		}
+		n = strspn(s->target_cmd, " \t");
+		return xstrndup(s->target_cmd + n, strcspn(s->target_cmd + n, " \t"));
+	}
+	if (s->target_pid > 0) {
+		char *link = xasprintf("/proc/%ld/exe", s->target_pid), *exe = realpath(link, NULL);
+
+		free(link);
+		if (!exe)
+			*why = xasprintf("cannot probe pid %ld: No such process", s->target_pid);
+		return exe;
+	}
+	*why = xstrdup("unspecified process probe is invalid without a -c COMMAND or -x PID"
+		       MAN_PAGE("stapprobes"));
+	return NULL;
+}
+
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
 				    char **why)
 {

@@ -99,6 +99,9 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
  * (*FILE: under --sysroot).  False after *WHY says what is wrong.
  */
 bool program_path(struct session *s, const char *path, char **target, char **file, char **why);
+/* The program of an unspecified process point (process.function(...)): the first word of
+ * -c's command, or what -x's process runs; NULL after *WHY says why not. */
+char *target_program(struct session *s, char **why);
 /* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
  * not ("No DWARF information found"). */
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,

@@ -12,7 +12,8 @@
  *     .call .return .inline .label(LABEL)     library of its processes: uprobes on the
  *   process(PATH).statement(PATTERN)[.nearest]  file (runtime/uprobe.c); PATH is found as
  *   process(PATH).library(LPATH)....          a shell finds a command; process(PID): the
- *   process(PID)....                          program that process runs now
+ *   process(PID)....                          program that process runs now; process
+ *   process.function(PATTERN)...              alone: -c's command, -x's program
  *
  * PATTERN is func[@file[:N | :N-M | :* | +N]] (dwarf_query.c).  Each place becomes a
  * kprobe (or kretprobe) on "symbol+offset" (or "module:symbol+offset"), registered by
@@ -46,6 +47,7 @@
 static const char *const dwarf_templates[] = {
 	FUNCTION_FORMS("kernel"),
 	FUNCTION_FORMS("module(string)"),
+	USER_FORMS("process"),
 	USER_FORMS("process(string)"),
 	USER_FORMS("process(number)"),
 	USER_FORMS("process(string).library(string)"),
@@ -100,9 +102,11 @@ static void read_point(struct probe_point *pp, struct dwarf_point *dp)
 		dp->module = component_string(c, &present);
 	if (strcmp(c->name, "process") == 0) {
 		dp->user = true;
-		dp->process = component_string(c, &present);
-		if (!present)
-			dp->pid = component_number(c, &present);
+		if (c->arg) {
+			dp->process = component_string(c, &present);
+			if (!present)
+				dp->pid = component_number(c, &present);
+		}
 		if (strcmp(c->next->name, "library") == 0) {
 			c = c->next;
 			dp->library = component_string(c, &present);
@@ -377,7 +381,15 @@ static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *
 	const char *path = dp->process;
 	struct dw_module *m = NULL;
 
-	if (!path) {
+	if (!path && !dp->pid) {	/* process.function(...): -c's or -x's program */
+		path = exe = target_program(s, &why);
+		if (!path) {
+			semantic_error(el, NULL, "%s", why);
+			free(why);
+			dp->reported = true;
+			return NULL;
+		}
+	} else if (!path) {
 		char *link = xasprintf("/proc/%" PRId64 "/exe", dp->pid);
 
 		exe = realpath(link, NULL);

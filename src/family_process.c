@@ -49,10 +49,12 @@ static const char *const process_templates[] = {
 	LIFE_FORMS("process"),
 	LIFE_FORMS("process(string)"),
 	LIFE_FORMS("process(number)"),
+	MARK_FORMS("process"),
 	MARK_FORMS("process(string)"),
 	MARK_FORMS("process(number)"),
 	MARK_FORMS("process(string).library(string)"),
 	MARK_FORMS("process(number).library(string)"),
+	PLT_FORMS("process"),
 	PLT_FORMS("process(string)"),
 	PLT_FORMS("process(number)"),
 	PLT_FORMS("process(string).library(string)"),
@@ -132,7 +134,14 @@ static bool find_program(struct elaborator *el, struct process_point *p)
 	const char *path = p->path;
 	bool ok;
 
-	if (!path) {
+	if (!path && !p->pid) {	/* process.mark(...): -c's or -x's program */
+		path = exe = target_program(el->session, &why);
+		if (!path) {
+			semantic_error(el, NULL, "%s", why);
+			free(why);
+			return false;
+		}
+	} else if (!path) {
 		char *link = xasprintf("/proc/%" PRId64 "/exe", p->pid);
 
 		exe = realpath(link, NULL);

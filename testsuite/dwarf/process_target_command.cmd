@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -c '/usr/bin/uprog 3' -l 'process.function("a*")'
