@@ -48,9 +48,10 @@ int run_module(struct session *s)
 	pid_t pid;
 
 	strlist_add(&argv, s->staprun_path);
-	if (s->vm) {	/* stap-vm [--rel REL] [-v] -- STAPRUN-ARGS */
+	if (s->vm) {	/* stap-vm [--rel REL] [-v] [--sysroot DIR] -- STAPRUN-ARGS */
 		strlist_add(&argv, "--rel");
 		strlist_add(&argv, s->kernel_release);
+		add_option(&argv, "--sysroot", s->sysroot);	/* the programs it probes */
 		if (s->verbose[4])
 			strlist_add(&argv, "-v");
 		strlist_add(&argv, "--");

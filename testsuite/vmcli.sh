@@ -1,6 +1,7 @@
 # vmcli.sh - `stap --vm` (staprun/stap-vm) end to end: each test is one boot of the reference
 # VM, so there are few: output streamed while the script runs, Ctrl-C reaching the end probes,
 # exit status and standard error of a failing script, -o copied back and -c run in the guest,
+# a program of --sysroot probed there,
 # a kernel WARNING and a leftover module reported; and stap-vm's refusals, which need no boot.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -118,6 +119,23 @@ if [ "$vm_status" = 0 ] && [ "$(cat outfile.out)" = "from the command in $rel" ]
 else
 	fail "vmcli: -o FILE is copied back from the guest, -c CMD runs in the guest" \
 		"$(details outfile)" "results/out.txt:" "$(cat results/out.txt 2>&1)"
+fi
+
+# ---- --sysroot: the programs a script probes are in the guest at their paths ----
+if "$top/testsuite/uprograms/build" "$work/sysroot" >sysroot.log 2>&1; then
+	cat >uprobe.stp <<'STP'
+probe process("/usr/bin/uprog").function("add") { printf("add %d %d\n", $a, $b) }
+STP
+	run_vm uprobe --sysroot="$work/sysroot" -o add.txt -c '/usr/bin/uprog 2' uprobe.stp
+	if [ "$vm_status" = 0 ] && [ "$(cat add.txt 2>/dev/null)" = "$(printf 'add 1 10\nadd 2 20')" ] &&
+		grep -qx 'add 33, area 10, chain 27, twice 6' uprobe.out; then
+		pass "vmcli: --sysroot DIR: a program of DIR is probed in the guest at its path"
+	else
+		fail "vmcli: --sysroot DIR: a program of DIR is probed in the guest at its path" \
+			"$(details uprobe)" "$(cat add.txt 2>/dev/null)"
+	fi
+else
+	fail "vmcli: the user-space test programs build" "$(cat sysroot.log)"
 fi
 
 # ---- a kernel WARNING in the guest is reported and fails the run ----
