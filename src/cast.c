@@ -75,11 +75,25 @@ void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_l
 	loc->c = index;
 }
 
+/* "kernel", a module's name, or a user-space program's or library's path. */
 static struct dw_module *module_named(struct elaborator *el, const char *name)
 {
 	struct debuginfo *di = elaborator_debuginfo(el);
+	char *target, *file, *why;
+	struct dw_module *m;
 
-	return strcmp(name, "kernel") == 0 ? debuginfo_kernel(di) : debuginfo_module(di, name);
+	if (!strchr(name, '/'))
+		return strcmp(name, "kernel") == 0 ? debuginfo_kernel(di) :
+						     debuginfo_module(di, name);
+	if (!program_path(el->session, name, &target, &file, &why)) {
+		free(why);
+		return NULL;
+	}
+	m = debuginfo_program(di, target, file, &why);
+	free(target);
+	free(file);
+	free(why);
+	return m;
 }
 
 /* The type NAME ("sk_buff", "struct sk_buff") in the kernel's debuginfo, or NULL (none, or
@@ -92,19 +106,34 @@ struct ctype *kernel_type_named(struct elaborator *el, const char *name)
 	return kernel && dw_find_type(kernel, name, &die) ? ctype_of_die(&die) : NULL;
 }
 
-/* The module a @cast without one looks in: the DWARF probe's module, else the kernel. */
+/* The module a @cast without one looks in: the DWARF probe's module (a program's, or
+ * its library's), else the kernel. */
 static const char *default_module(struct derived_probe *context)
 {
-	const char *point = context ? context->name : NULL;
+	const char *point = context ? context->name : NULL, *library;
+	static char name[4096];
 
 	if (point && starts_with(point, "module(\"")) {
-		static char name[128];
 		size_t len = strcspn(point + 8, "\"");
 
 		snprintf(name, sizeof(name), "%.*s", (int)len, point + 8);
 		return name;
 	}
+	if (point && starts_with(point, "process(\"")) {
+		library = strstr(point, ").library(\"");
+		point = library ? library + strlen(").library(\"") : point + strlen("process(\"");
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(point, "\""), point);
+		return name;
+	}
 	return "kernel";
+}
+
+/* The module of the probe CONTEXT is in, when it is in a user-space file. */
+static struct dw_module *probed_user_module(struct elaborator *el, struct derived_probe *context)
+{
+	const char *m = default_module(context);
+
+	return strchr(m, '/') ? module_named(el, m) : NULL;
 }
 
 bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
@@ -115,6 +144,7 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	struct target_access *a;
 	struct ctype *type = NULL;
 	Dwarf_Die die;
+	bool user = false;
 
 	for (char *m = strtok_r(list, ":", &save); m && !type; m = strtok_r(NULL, ":", &save)) {
 		struct dw_module *mod;
@@ -133,8 +163,10 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 		}
 		mod = module_named(el, m);
 
-		if (mod && dw_find_type(mod, n->type_name, &die))
+		if (mod && dw_find_type(mod, n->type_name, &die)) {
 			type = ctype_of_die(&die);
+			user = mod->is_user;
+		}
 	}
 	free(list);
 	if (!type) {
@@ -146,6 +178,7 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	a = xcalloc(1, sizeof(*a));
 	a->base = n->lhs;	/* the address is the script's value */
 	a->regno = -1;
+	a->user = user;		/* a program's type: the address is in its memory */
 	if (!target_components(el, n, a, type, quiet))
 		return false;
 	return target_resolved(n, a);
@@ -172,6 +205,15 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 		free(name);
 		return false;
 	}
+	/* a program's static is where this process has the file: known from the probe's own
+	 * file only (its hit tells where it is loaded) */
+	if (m->is_user && probed_user_module(el, context) != m) {
+		if (!quiet)
+			semantic_error(el, n->tok, "@var(\"%s\") of %s is only known in a probe "
+				       "of that file", n->string, m->name);
+		free(name);
+		return false;
+	}
 	free(name);
 	if (symbol) {
 		loc = (struct dw_location){ .regno = -1, .c = xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
@@ -188,6 +230,7 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;
 	a->regno = loc.regno;
+	a->user = m->is_user;
 	a->kernel_address = strstr(loc.c, "stp_kernel_address") != NULL;
 	if ((a->kernel_address && !use_kernel_addresses(el)) ||
 	    !target_components(el, n, a, ctype_of_variable(&var), quiet))
