@@ -54,7 +54,8 @@ static const char *const process_templates[] = {
 	MARK_FORMS("process(number)"),
 	MARK_FORMS("process(string).library(string)"),
 	MARK_FORMS("process(number).library(string)"),
-	PLT_FORMS("process"),
+	/* not .plt alone: a wildcard (probe **) would reach it and need -c */
+	"process.plt(string)", "process.plt(string).return",
 	PLT_FORMS("process(string)"),
 	PLT_FORMS("process(number)"),
 	PLT_FORMS("process(string).library(string)"),
