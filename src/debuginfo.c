@@ -685,22 +685,28 @@ static void dynamic_needs(Elf *elf, struct strlist *needed, char **runpath)
 	}
 }
 
-bool program_library(struct session *s, const char *file, const char *pattern, char **target,
-		     char **lib_file, char **why)
+int program_libraries(struct session *s, const char *file, const char *pattern,
+		      struct strlist *targets, struct strlist *files, char **why)
 {
 	static const char *const usual[] = {
 		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
 		"/lib", "/usr/lib", NULL,
 	};
 	struct strlist needed = { 0 }, dirs = { 0 };
-	char *runpath = NULL;
-	int fd;
+	char *runpath = NULL, *target, *lib_file;
+	int fd, found = 0;
 	Elf *elf;
-	bool found = false;
 
-	if (strchr(pattern, '/'))
-		return program_path(s, pattern, target, lib_file, why);
-	*target = *lib_file = *why = NULL;
+	*why = NULL;
+	if (strchr(pattern, '/')) {
+		if (!program_path(s, pattern, &target, &lib_file, why))
+			return 0;
+		strlist_add(targets, target);
+		strlist_add(files, lib_file);
+		free(target);
+		free(lib_file);
+		return 1;
+	}
 	elf_version(EV_CURRENT);
 	fd = open(file, O_RDONLY);
 	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
@@ -714,20 +720,29 @@ bool program_library(struct session *s, const char *file, const char *pattern, c
 	}
 	for (int i = 0; usual[i]; i++)
 		strlist_add(&dirs, usual[i]);
-	for (int i = 0; i < needed.count && !found; i++) {
+	for (int i = 0; i < needed.count; i++) {
+		bool here = false;
+
 		if (fnmatch(pattern, needed.items[i], 0) != 0)
 			continue;
-		for (int d = 0; d < dirs.count && !found; d++) {
+		for (int d = 0; d < dirs.count && !here; d++) {
 			char *p = xasprintf("%s/%s", dirs.items[d], needed.items[i]);
-			char *f = sysroot_path(s, p);
+			char *f = sysroot_path(s, p), *no = NULL;
 
-			if (access(f, R_OK) == 0)
-				found = program_path(s, p, target, lib_file, why);
+			if (access(f, R_OK) == 0 && program_path(s, p, &target, &lib_file, &no)) {
+				here = true;
+				strlist_add(targets, target);
+				strlist_add(files, lib_file);
+				free(target);
+				free(lib_file);
+				found++;
+			}
+			free(no);
 			free(f);
 			free(p);
 		}
 	}
-	if (!found && !*why)
+	if (!found)
 		*why = xasprintf("no library of %s is '%s'", file, pattern);
 	if (elf)
 		elf_end(elf);

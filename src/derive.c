@@ -585,6 +585,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 			.family = matches[i].family,
 			.derivation = cx->derivation,
 			.script_point = cx->script_point,
+			.from_wildcard = has_wildcards(pp),
 			.condition = pp->condition,
 		};
 

@@ -106,11 +106,12 @@ char *target_program(struct session *s, char **why);
  * not ("No DWARF information found"). */
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
 				    char **why);
-/* The library of the program at FILE that PATTERN names (a path, or a glob matched against
- * the names the program needs, found in its run path and the usual folders), as
- * program_path() says it.  False after *WHY says why not. */
-bool program_library(struct session *s, const char *file, const char *pattern, char **target,
-		     char **lib_file, char **why);
+/* The libraries of the program at FILE that PATTERN names (a path, or a glob matched
+ * against the names the program needs, found in its run path and the usual folders),
+ * added to TARGETS and FILES as program_path() gives them; how many (0 after *WHY says
+ * why none). */
+int program_libraries(struct session *s, const char *file, const char *pattern,
+		      struct strlist *targets, struct strlist *files, char **why);
 /* The offset in M's file of its link-time address ADDR (a uprobe's place), or false. */
 bool dw_file_offset(struct dw_module *m, uint64_t addr, uint64_t *offset);
 /* Whether M is loaded where the process chooses (ET_DYN: PIE programs, libraries). */

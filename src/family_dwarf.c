@@ -48,6 +48,7 @@ static const char *const dwarf_templates[] = {
 	FUNCTION_FORMS("kernel"),
 	FUNCTION_FORMS("module(string)"),
 	USER_FORMS("process"),
+	USER_FORMS("process.library(string)"),
 	USER_FORMS("process(string)"),
 	USER_FORMS("process(number)"),
 	USER_FORMS("process(string).library(string)"),
@@ -81,7 +82,7 @@ struct dwarf_point {
 	int64_t pid;
 	const char *library;	/* .library(LPATH) */
 	char *program;		/* the program resolved: its path where it runs */
-	char *library_file;	/* the library resolved, where it runs */
+	struct strlist files;	/* the files of its modules' names, here (--sysroot) */
 	bool reported;		/* an error said why it matches nothing */
 	bool statement;		/* .statement(...) rather than .function(...) */
 	const char *pattern;	/* NULL: an address */
@@ -348,13 +349,16 @@ static void find_sites(struct elaborator *el, struct dw_module *m, const struct 
 				  (enum dw_prologue)el->session->prologue_searching, sites);
 }
 
-/* The names of the modules a point names: one, or those matching a wildcard. */
-static struct strlist module_names(struct elaborator *el, const struct dwarf_point *dp)
+static bool user_files(struct elaborator *el, struct dwarf_point *dp, struct strlist *targets);
+
+/* The names of the modules a point names: one, or those matching a wildcard; a
+ * program's or its libraries' paths. */
+static struct strlist module_names(struct elaborator *el, struct dwarf_point *dp)
 {
 	struct strlist names = { 0 };
 
 	if (dp->user) {
-		strlist_add(&names, dp->process ? dp->process : "pid");
+		user_files(el, dp, &names);
 		return names;
 	}
 	if (dp->module)
@@ -371,23 +375,24 @@ static void no_program(struct elaborator *el, const char *program, const char *w
 }
 
 /*
- * The program (or its library) a process(...) point names, with its DWARF; NULL after a
- * warning says what is missing.  process(PID) is the program that process runs.
+ * The files a process(...) point names: its program, or the libraries of it that a
+ * .library(...) names, where they run (DP->files: here); the program alone is DP->program.
+ * process(PID) is the program that process runs, process alone -c's or -x's.  False after
+ * a message says why none.
  */
-static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *dp)
+static bool user_files(struct elaborator *el, struct dwarf_point *dp, struct strlist *targets)
 {
 	struct session *s = el->session;
-	char *target, *file, *why, *exe = NULL;
+	char *target, *file, *why = NULL, *exe = NULL;
 	const char *path = dp->process;
-	struct dw_module *m = NULL;
+	bool ok = false;
 
 	if (!path && !dp->pid) {	/* process.function(...): -c's or -x's program */
 		path = exe = target_program(s, &why);
 		if (!path) {
 			semantic_error(el, NULL, "%s", why);
-			free(why);
 			dp->reported = true;
-			return NULL;
+			goto out;
 		}
 	} else if (!path) {
 		char *link = xasprintf("/proc/%" PRId64 "/exe", dp->pid);
@@ -399,7 +404,7 @@ static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *
 				       dp->pid > 0 && kill((pid_t)dp->pid, 0) == 0 ?
 				       "No executable" : "No such process");
 			dp->reported = true;
-			return NULL;
+			goto out;
 		}
 		path = exe;
 	}
@@ -408,26 +413,33 @@ static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *
 		goto out;
 	}
 	dp->program = target;
-	if (dp->library) {
-		char *lib_target, *lib_file;
-
-		if (!program_library(s, file, dp->library, &lib_target, &lib_file, &why)) {
-			no_program(el, dp->library, why);
-			free(file);
-			goto out;
-		}
-		free(file);
-		target = lib_target;
-		file = lib_file;
-		dp->library_file = lib_target;
+	if (!dp->library) {
+		strlist_add(targets, target);
+		strlist_add(&dp->files, file);
+		ok = true;
+	} else if (program_libraries(s, file, dp->library, targets, &dp->files, &why)) {
+		ok = true;
+	} else {
+		no_program(el, dp->library, why);
 	}
-	m = debuginfo_program(elaborator_debuginfo(el), target, file, &why);
-	if (!m)
-		no_program(el, target, why);
 	free(file);
 out:
 	free(why);
 	free(exe);
+	return ok;
+}
+
+/* The DWARF of the Ith file of a process(...) point; NULL after a warning says why not. */
+static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *dp,
+				     const char *target, int i)
+{
+	char *why;
+	struct dw_module *m = debuginfo_program(elaborator_debuginfo(el), target,
+						dp->files.items[i], &why);
+
+	if (!m)
+		no_program(el, target, why);
+	free(why);
 	return m;
 }
 
@@ -515,7 +527,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 				 "use a .statement() probe, not .function()");
 	names = module_names(el, &dp);
 	for (int i = 0; i < names.count; i++) {
-		struct dw_module *m = dp.user ? user_module(el, &dp) :
+		struct dw_module *m = dp.user ? user_module(el, &dp, names.items[i], i) :
 				      dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
 				      debuginfo_kernel(elaborator_debuginfo(el));
 		int first = sites.count;
@@ -554,6 +566,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		}
 	}
 	strlist_free(&names);
+	strlist_free(&dp.files);
 	if (opened == 0) {
 		if (dp.user) {
 			if (!dp.reported)

@@ -50,12 +50,13 @@ static const char *const process_templates[] = {
 	LIFE_FORMS("process(string)"),
 	LIFE_FORMS("process(number)"),
 	MARK_FORMS("process"),
+	MARK_FORMS("process.library(string)"),
 	MARK_FORMS("process(string)"),
 	MARK_FORMS("process(number)"),
 	MARK_FORMS("process(string).library(string)"),
 	MARK_FORMS("process(number).library(string)"),
-	/* not .plt alone: a wildcard (probe **) would reach it and need -c */
-	"process.plt(string)", "process.plt(string).return",
+	PLT_FORMS("process"),
+	PLT_FORMS("process.library(string)"),
 	PLT_FORMS("process(string)"),
 	PLT_FORMS("process(number)"),
 	PLT_FORMS("process(string).library(string)"),
@@ -95,6 +96,7 @@ struct process_point {
 	const char *plt;	/* a PLT entry's name */
 	bool is_return;
 	int event;
+	bool from_wildcard;	/* the user's point had a wildcard in a name */
 	char *program;		/* the program resolved: where it runs */
 	char *program_file;	/* and here */
 };
@@ -138,7 +140,9 @@ static bool find_program(struct elaborator *el, struct process_point *p)
 	if (!path && !p->pid) {	/* process.mark(...): -c's or -x's program */
 		path = exe = target_program(el->session, &why);
 		if (!path) {
-			semantic_error(el, NULL, "%s", why);
+			/* probe ** reaches process.plt: without -c it is not a point */
+			if (!p->from_wildcard)
+				semantic_error(el, NULL, "%s", why);
 			free(why);
 			return false;
 		}
@@ -239,9 +243,8 @@ static char *mark_variables(int nargs)
 	return sb.data ? sb_steal(&sb) : xstrdup("");
 }
 
-/* "no match (similar marks: tick, work)": the program's markers named like MARK */
-static void no_mark(struct elaborator *el, const char *mark, const struct sdt_marker *markers,
-		    int count)
+/* "no match (similar marks: tick, work)": the markers of the files named like MARK */
+static void no_mark(struct elaborator *el, const char *mark, const char **all, int count)
 {
 	const char **names = xcalloc(count + 1, sizeof(*names));
 	int n = 0;
@@ -251,9 +254,9 @@ static void no_mark(struct elaborator *el, const char *mark, const struct sdt_ma
 		bool seen = false;
 
 		for (int k = 0; k < n && !seen; k++)
-			seen = strcmp(names[k], markers[i].name) == 0;
+			seen = strcmp(names[k], all[i]) == 0;
 		if (!seen)
-			names[n++] = markers[i].name;
+			names[n++] = all[i];
 	}
 	similar = strpbrk(mark, "*?[") ? xstrdup("") : similar_names(mark, names, n);
 	if (*similar)	/* " (similar: a, b)" */
@@ -264,7 +267,7 @@ static void no_mark(struct elaborator *el, const char *mark, const struct sdt_ma
 	free(names);
 }
 
-/* The ELF file a marker or PLT point is in: the program, or its library. */
+/* An ELF file a marker or PLT point is in: the program, or one of its libraries. */
 struct point_file {
 	char *target, *file;	/* where it runs, and here */
 	int fd;
@@ -272,26 +275,34 @@ struct point_file {
 	bool relocatable;	/* ET_DYN: its probes' notes say ".dynamic+" as stap's */
 };
 
-static bool open_point_file(struct elaborator *el, struct process_point *p, struct point_file *f)
+/* The files the point names: its program, or the libraries a .library(...) names. */
+static bool point_files(struct elaborator *el, struct process_point *p, struct strlist *targets,
+			struct strlist *files)
 {
 	char *why = NULL;
+
+	if (!find_program(el, p))
+		return false;
+	if (!p->library) {
+		strlist_add(targets, p->program);
+		strlist_add(files, p->program_file);
+		return true;
+	}
+	if (program_libraries(el->session, p->program_file, p->library, targets, files, &why))
+		return true;
+	semantic_error(el, NULL, "%s", why);
+	free(why);
+	return false;
+}
+
+static bool open_point_file(struct elaborator *el, const char *target, const char *file,
+			    struct point_file *f)
+{
 	GElf_Ehdr eh;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	if (!find_program(el, p))
-		return false;
-	if (p->library) {
-		if (!program_library(el->session, p->program_file, p->library, &f->target,
-				     &f->file, &why)) {
-			semantic_error(el, NULL, "%s", why);
-			free(why);
-			return false;
-		}
-	} else {
-		f->target = xstrdup(p->program);
-		f->file = xstrdup(p->program_file);
-	}
+	f->target = xstrdup(target);
+	f->file = xstrdup(file);
 	elf_version(EV_CURRENT);
 	f->fd = open(f->file, O_RDONLY);
 	f->elf = f->fd < 0 ? NULL : elf_begin(f->fd, ELF_C_READ, NULL);
@@ -363,22 +374,20 @@ static void add_uprobe(struct elaborator *el, struct derived_probe *proto,
 		free(variables);
 }
 
-/* One probe per marker of the file (the program, or its library) the point names. */
-static bool mark_build(struct elaborator *el, struct process_point *p,
-		       struct derived_probe *proto)
+/* One probe per marker of the file F that the point names; ALL collects the markers'
+ * names (for the similar ones). */
+static bool file_marks(struct elaborator *el, struct process_point *p, struct point_file *f,
+		       struct derived_probe *proto, struct strlist *all)
 {
-	struct point_file f;
 	struct sdt_marker *markers = NULL;
 	char *error = NULL;
-	int count = 0;
+	int count = sdt_read_markers(f->elf, &markers, &error);
 	bool added = false;
 
-	if (!open_point_file(el, p, &f))
-		goto out;
-	count = sdt_read_markers(f.elf, &markers, &error);
 	if (count < 0) {
-		semantic_error(el, NULL, "%s: %s", f.target, error);
-		goto out;
+		semantic_error(el, NULL, "%s: %s", f->target, error);
+		free(error);
+		return false;
 	}
 	for (int i = 0; i < count; i++) {
 		struct sdt_marker *m = &markers[i];
@@ -387,17 +396,18 @@ static bool mark_build(struct elaborator *el, struct process_point *p,
 		struct strbuf name = { 0 };
 		int nargs;
 
+		strlist_add(all, m->name);
 		if (fnmatch(p->mark, m->name, 0) != 0 ||
 		    (p->provider && fnmatch(p->provider, m->provider, 0) != 0))
 			continue;
-		nargs = sdt_parse_args(m->args, elf_symbol, f.elf, &args, &error);
+		nargs = sdt_parse_args(m->args, elf_symbol, f->elf, &args, &error);
 		if (nargs < 0) {
 			semantic_error(el, NULL, "%s", error);
 			free(error);
 			error = NULL;
 			continue;
 		}
-		probe = new_uprobe(el, p, &f, m->pc, m->semaphore, m->name);
+		probe = new_uprobe(el, p, f, m->pc, m->semaphore, m->name);
 		if (!probe) {
 			sdt_free_args(args, nargs);
 			continue;
@@ -406,17 +416,44 @@ static bool mark_build(struct elaborator *el, struct process_point *p,
 		probe->nargs = nargs;
 		probe->provider = xstrdup(m->provider);
 		probe->name = xstrdup(m->name);
-		name_prefix(&name, p, &f);
+		name_prefix(&name, p, f);
 		sb_printf(&name, ".mark(\"%s\")", m->name);	/* as stap's -L names it */
-		add_uprobe(el, proto, &f, probe, sb_steal(&name), mark_variables(nargs));
+		add_uprobe(el, proto, f, probe, sb_steal(&name), mark_variables(nargs));
 		added = true;
 	}
-	if (!added && count >= 0 && f.elf)
-		no_mark(el, p->mark, markers, count);
-out:
-	sdt_free_markers(markers, count > 0 ? count : 0);
-	close_point_file(&f);
-	free(error);
+	sdt_free_markers(markers, count);
+	return added;
+}
+
+/* One probe per entry of a linkage table the point names, in each of its files. */
+static bool file_plt(struct elaborator *el, struct process_point *p, struct point_file *f,
+		     struct derived_probe *proto);
+
+static bool mark_or_plt_build(struct elaborator *el, struct process_point *p,
+			      struct derived_probe *proto)
+{
+	struct strlist targets = { 0 }, files = { 0 }, all = { 0 };
+	bool added = false, opened = false;
+
+	if (point_files(el, p, &targets, &files)) {
+		for (int i = 0; i < targets.count; i++) {
+			struct point_file f;
+
+			if (open_point_file(el, targets.items[i], files.items[i], &f)) {
+				opened = true;
+				added |= p->mark ? file_marks(el, p, &f, proto, &all) :
+						   file_plt(el, p, &f, proto);
+			}
+			close_point_file(&f);
+		}
+	}
+	if (!added && opened && p->mark)
+		no_mark(el, p->mark, (const char **)all.items, all.count);
+	else if (!added && opened)
+		semantic_error(el, NULL, "no match");
+	strlist_free(&targets);
+	strlist_free(&files);
+	strlist_free(&all);
 	return added;
 }
 
@@ -440,30 +477,27 @@ static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 }
 
 /*
- * One probe per entry of the file's procedure linkage table whose function NAME matches:
+ * The entries of F's procedure linkage table whose function the point's NAME matches:
  * the Nth R_X86_64_JUMP_SLOT relocation of .rela.plt is the Nth entry of 16 bytes, in
- * .plt.sec when the program has one (IBT), else in .plt after its first, shared entry.
+ * .plt.sec when the file has one (IBT), else in .plt after its first, shared entry.
  */
-static bool plt_build(struct elaborator *el, struct process_point *p,
-		      struct derived_probe *proto)
+static bool file_plt(struct elaborator *el, struct process_point *p, struct point_file *f,
+		     struct derived_probe *proto)
 {
-	struct point_file f;
 	GElf_Shdr rela, plt, symtab;
 	Elf_Scn *rela_scn, *plt_scn, *sym_scn;
 	Elf_Data *relocs, *syms;
 	uint64_t first;
 	bool added = false, sec;
 
-	if (!open_point_file(el, p, &f))
-		goto out;
-	rela_scn = section_named(f.elf, ".rela.plt", &rela);
-	sec = (plt_scn = section_named(f.elf, ".plt.sec", &plt)) != NULL;
+	rela_scn = section_named(f->elf, ".rela.plt", &rela);
+	sec = (plt_scn = section_named(f->elf, ".plt.sec", &plt)) != NULL;
 	if (!sec)
-		plt_scn = section_named(f.elf, ".plt", &plt);
+		plt_scn = section_named(f->elf, ".plt", &plt);
 	if (!rela_scn || !plt_scn || !rela.sh_entsize ||
-	    !(sym_scn = elf_getscn(f.elf, rela.sh_link)) || !gelf_getshdr(sym_scn, &symtab) ||
+	    !(sym_scn = elf_getscn(f->elf, rela.sh_link)) || !gelf_getshdr(sym_scn, &symtab) ||
 	    !(relocs = elf_getdata(rela_scn, NULL)) || !(syms = elf_getdata(sym_scn, NULL)))
-		goto none;
+		return false;
 	first = plt.sh_addr + (sec ? 0 : 16);
 	for (size_t i = 0, n = 0; i < rela.sh_size / rela.sh_entsize; i++) {
 		GElf_Rela r;
@@ -478,25 +512,20 @@ static bool plt_build(struct elaborator *el, struct process_point *p,
 			continue;
 		addr = first + 16 * n++;
 		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
-		    !(fname = elf_strptr(f.elf, symtab.sh_link, sym.st_name)) ||
+		    !(fname = elf_strptr(f->elf, symtab.sh_link, sym.st_name)) ||
 		    fnmatch(p->plt, fname, 0) != 0)
 			continue;
-		probe = new_uprobe(el, p, &f, addr, 0, fname);
+		probe = new_uprobe(el, p, f, addr, 0, fname);
 		if (!probe)
 			continue;
 		probe->plt = true;
 		probe->is_return = p->is_return;
 		probe->name = xstrdup(fname);
-		name_prefix(&name, p, &f);
+		name_prefix(&name, p, f);
 		sb_printf(&name, ".plt(\"%s\")%s", fname, p->is_return ? ".return" : "");
-		add_uprobe(el, proto, &f, probe, sb_steal(&name), xstrdup(""));
+		add_uprobe(el, proto, f, probe, sb_steal(&name), xstrdup(""));
 		added = true;
 	}
-none:
-	if (!added && f.elf)
-		semantic_error(el, NULL, "no match");
-out:
-	close_point_file(&f);
 	return added;
 }
 
@@ -506,10 +535,9 @@ static bool process_build(struct elaborator *el, struct probe_point *pp,
 	struct process_point p;
 
 	read_point(pp, &p);
-	if (p.mark)
-		return mark_build(el, &p, proto);
-	if (p.plt)
-		return plt_build(el, &p, proto);
+	p.from_wildcard = proto->from_wildcard;
+	if (p.mark || p.plt)
+		return mark_or_plt_build(el, &p, proto);
 	return life_build(el, &p, proto);
 }
 
