@@ -541,9 +541,28 @@ static bool executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-bool program_path(struct session *s, const char *path, char **target, char **file, char **why)
+/* The interpreter a script FILE names on its "#!" line, or NULL (not a script). */
+static char *script_interpreter(const char *file)
 {
-	char *candidate = NULL, *resolved;
+	char line[256];
+	FILE *f = fopen(file, "r");
+	size_t n = f ? fread(line, 1, sizeof(line) - 1, f) : 0;
+	char *start;
+
+	if (f)
+		fclose(f);
+	line[n] = '\0';
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	start = line + 2 + strspn(line + 2, " \t");
+	start[strcspn(start, " \t\n")] = '\0';
+	return *start ? xstrdup(start) : NULL;
+}
+
+static bool find_program(struct session *s, const char *path, char **target, char **file,
+			 char **why, int depth)
+{
+	char *candidate = NULL, *resolved, *interpreter;
 
 	*target = *file = *why = NULL;
 	if (!*path) {
@@ -587,9 +606,24 @@ bool program_path(struct session *s, const char *path, char **target, char **fil
 		return false;
 	}
 	free(candidate);
+	interpreter = script_interpreter(resolved);
+	if (interpreter && depth < 4) {	/* a script: its interpreter runs, as stap probes */
+		bool ok;
+
+		free(resolved);
+		ok = find_program(s, interpreter, target, file, why, depth + 1);
+		free(interpreter);
+		return ok;
+	}
+	free(interpreter);
 	*file = resolved;
 	*target = target_of(s, resolved);
 	return true;
+}
+
+bool program_path(struct session *s, const char *path, char **target, char **file, char **why)
+{
+	return find_program(s, path, target, file, why, 0);
 }
 
 char *target_program(struct session *s, char **why)

@@ -95,8 +95,8 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
 /*
  * A user-space program or library named as a process("PATH") or .library("PATH") says:
  * its absolute path where the probes run (*TARGET: relative to the working folder with a
- * '/', else searched in $PATH; symbolic links resolved) and the file that is read here
- * (*FILE: under --sysroot).  False after *WHY says what is wrong.
+ * '/', else searched in $PATH; symbolic links resolved; a script's interpreter) and the
+ * file that is read here (*FILE: under --sysroot).  False after *WHY says what is wrong.
  */
 bool program_path(struct session *s, const char *path, char **target, char **file, char **why);
 /* The program of an unspecified process point (process.function(...)): the first word of
