@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,6 +625,56 @@ static bool find_program(struct session *s, const char *path, char **target, cha
 bool program_path(struct session *s, const char *path, char **target, char **file, char **why)
 {
 	return find_program(s, path, target, file, why, 0);
+}
+
+int program_paths(struct session *s, const char *pattern, struct strlist *targets,
+		  struct strlist *files, char **why)
+{
+	glob_t matches;
+	char *wanted;
+	int found = 0;
+
+	*why = NULL;
+	if (!strpbrk(pattern, "*?[")) {
+		char *target, *file;
+
+		if (!program_path(s, pattern, &target, &file, why))
+			return 0;
+		strlist_add(targets, target);
+		strlist_add(files, file);
+		free(target);
+		free(file);
+		return 1;
+	}
+	/* as stap: the files the glob matches, $PATH not searched */
+	wanted = pattern[0] == '/' ? sysroot_path(s, pattern) : xstrdup(pattern);
+	if (glob(wanted, 0, NULL, &matches) == 0) {
+		for (size_t i = 0; i < matches.gl_pathc; i++) {
+			char *file = realpath(matches.gl_pathv[i], NULL), *target;
+			struct stat st;
+			bool seen = false;
+
+			if (!file || stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+				free(file);
+				continue;
+			}
+			target = target_of(s, file);
+			for (int k = 0; k < targets->count && !seen; k++)
+				seen = strcmp(targets->items[k], target) == 0;
+			if (!seen) {
+				strlist_add(targets, target);
+				strlist_add(files, file);
+				found++;
+			}
+			free(target);
+			free(file);
+		}
+		globfree(&matches);
+	}
+	if (!found)
+		*why = xasprintf("no file matches '%s'", pattern);
+	free(wanted);
+	return found;
 }
 
 char *target_program(struct session *s, char **why)

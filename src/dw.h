@@ -99,6 +99,10 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
  * file that is read here (*FILE: under --sysroot).  False after *WHY says what is wrong.
  */
 bool program_path(struct session *s, const char *path, char **target, char **file, char **why);
+/* The same of each file PATTERN matches when it has wildcards (a glob, as stap: $PATH is
+ * not searched), added to TARGETS and FILES; how many (0 after *WHY says why none). */
+int program_paths(struct session *s, const char *pattern, struct strlist *targets,
+		  struct strlist *files, char **why);
 /* The program of an unspecified process point (process.function(...)): the first word of
  * -c's command, or what -x's process runs; NULL after *WHY says why not. */
 char *target_program(struct session *s, char **why);
