@@ -24,6 +24,8 @@
  *   netfilter.c   netfilter.hook(...) probes: netfilter hook functions
  *   module_symbols.c  where modules' static variables are (target variables); kallsyms
  *   symbols.c     kernel addresses as symbols, backtraces from the kernel's unwinder
+ *   usymbols.c    user-space addresses as symbols, backtraces of the user stack (the
+ *                 tables pass 3 writes; only with STP_USYMBOLS)
  *   hwbkpt.c      kernel.data(...) probes: hardware breakpoints
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
@@ -277,6 +279,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "tracepoint.c"
 #include "utask.c"
 #include "uprobe.c"
+#include "usymbols.c"
 #include "netfilter.c"
 #include "module_symbols.c"
 #include "symbols.c"

@@ -243,6 +243,8 @@ static bool add_user_site(struct elaborator *el, struct derived_probe *proto,
 			       site->module->name);
 		return false;
 	}
+	/* its symbols and unwind table may go into the module (user_symbols.c) */
+	user_file_add(el->session, site->module->name, site->module->path);
 	p = xcalloc(1, sizeof(*p));
 	p->vaddr = vaddr - site->module->bias;
 	p->entry_offset = entry_offset;

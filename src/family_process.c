@@ -8,6 +8,8 @@
  *   process.thread.end                     ends; a thread other than the main one
  *   process(PATH).begin ...                of the processes running PATH (from its exec)
  *   process(PID).begin ...                 of that process           (runtime/utask.c)
+ *   process.syscall[.return] ...           a system call of the process: $syscall,
+ *                                          $arg1..$arg6, or $return
  *
  *   process(PATH).mark(NAME)               each marker NAME (a glob) of the program's
  *   process(PATH).provider(PROV).mark(NAME)  .note.stapsdt notes, a uprobe on its nop
@@ -39,7 +41,8 @@
 #include <unistd.h>
 
 #define LIFE_FORMS(prefix) \
-	prefix ".begin", prefix ".end", prefix ".thread.begin", prefix ".thread.end"
+	prefix ".begin", prefix ".end", prefix ".thread.begin", prefix ".thread.end", \
+	prefix ".syscall", prefix ".syscall.return"
 #define MARK_FORMS(prefix) \
 	prefix ".mark(string)", prefix ".provider(string).mark(string)"
 #define PLT_FORMS(prefix) \
@@ -68,7 +71,9 @@ static const char *const process_templates[] = {
 static const char *const life_events[] = {
 	"STP_UTASK_PROCESS_BEGIN", "STP_UTASK_PROCESS_END",
 	"STP_UTASK_THREAD_BEGIN", "STP_UTASK_THREAD_END",
+	"STP_UTASK_SYSCALL", "STP_UTASK_SYSCALL_RETURN",
 };
+#define SYSCALL_EVENT 4		/* life_events[4], [5]: process.syscall[.return] */
 
 struct process_probe {
 	bool uprobe;		/* a marker or a PLT entry, rather than a life event */
@@ -125,9 +130,13 @@ static void read_point(struct probe_point *pp, struct process_point *p)
 			p->is_return = true;
 		else if (strcmp(c->name, "thread") == 0)
 			thread = true;
+		else if (strcmp(c->name, "syscall") == 0)
+			p->event = SYSCALL_EVENT;
 		else
 			p->event = (strcmp(c->name, "end") == 0) + 2 * thread;
 	}
+	if (p->event == SYSCALL_EVENT && p->is_return)
+		p->event++;
 }
 
 /* process(PID): the program that process runs (as stap, it must be there now). */
@@ -170,11 +179,53 @@ static bool find_program(struct elaborator *el, struct process_point *p)
 
 /* ---- the life of processes ---- */
 
+/* " $syscall:long $arg1:long ... $arg6:long", and $return at a .return (-L) */
+static char *syscall_variables(int event)
+{
+	return xstrdup(event == SYSCALL_EVENT ?
+		       " $syscall:long $arg1:long $arg2:long $arg3:long $arg4:long $arg5:long "
+		       "$arg6:long" : " $syscall:long $return:long");
+}
+
+/* $syscall, $arg1..$arg6 and (.return) $return of a process.syscall probe */
+static enum target_resolution syscall_target(struct elaborator *el, struct process_probe *p,
+					     struct node *n, bool quiet)
+{
+	const char *name = n->string + 1;
+	struct target_access *a;
+	char *start = NULL, *end;
+	long i;
+
+	if (strcmp(name, "syscall") == 0)
+		start = xstrdup("stp_utask_syscall_nr(c)");
+	else if (strcmp(name, "return") == 0 && p->event > SYSCALL_EVENT)
+		start = xstrdup("stp_utask_syscall_return(c)");
+	else if (starts_with(name, "arg") && p->event == SYSCALL_EVENT &&
+		 (i = strtol(name + 3, &end, 10)) >= 1 && i <= 6 && !*end)
+		start = xasprintf("stp_utask_syscall_arg(c, %ld)", i);
+	if (!start || n->components || n->pretty || n->addressof) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unable to find syscall variable '$%s' "
+				       "(alternatives: $syscall, %s)", name,
+				       p->event == SYSCALL_EVENT ? "$arg1..$arg6" : "$return");
+		free(start);
+		return TARGET_UNRESOLVED;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->start = start;
+	a->start_is_value = true;
+	a->regno = -1;
+	a->result = TRESULT_LONG;
+	a->size = 8;
+	a->is_signed = true;
+	return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+}
+
 static bool life_build(struct elaborator *el, struct process_point *p,
 		       struct derived_probe *proto)
 {
 	static const char *const suffixes[] = {
-		".begin", ".end", ".thread.begin", ".thread.end",
+		".begin", ".end", ".thread.begin", ".thread.end", ".syscall", ".syscall.return",
 	};
 	struct process_probe *probe;
 	char *name;
@@ -196,6 +247,8 @@ static bool life_build(struct elaborator *el, struct process_point *p,
 	else
 		name = xasprintf("process%s", suffixes[p->event]);
 	add_derived_probe(el, proto, name, el->listing ? NULL : probe);
+	if (el->listing && el->session->list_locals && p->event >= SYSCALL_EVENT)
+		el->listed[el->nlisted - 1].variables = syscall_variables(p->event);
 	return true;
 }
 
@@ -349,6 +402,8 @@ static struct process_probe *new_uprobe(struct elaborator *el, const struct proc
 			       "file holds it", what, f->target);
 		return NULL;
 	}
+	if (!el->listing)	/* its symbols may go into the module (user_symbols.c) */
+		user_file_add(el->session, f->target, f->file);
 	probe = xcalloc(1, sizeof(*probe));
 	probe->uprobe = true;
 	probe->file = xstrdup(f->target);
@@ -553,6 +608,8 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 	char *end;
 	long i;
 
+	if (p && !p->uprobe && p->event >= SYSCALL_EVENT)
+		return syscall_target(el, p, n, quiet);
 	if (!p || !p->uprobe) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
@@ -620,6 +677,8 @@ static char *process_list_variables(struct derived_probe *dp)
 {
 	struct process_probe *p = dp->data;
 
+	if (p && !p->uprobe && p->event >= SYSCALL_EVENT)
+		return syscall_variables(p->event);
 	return p && p->uprobe ? mark_variables(p->nargs) : NULL;
 }
 

@@ -298,6 +298,8 @@ static bool translate_pass(struct passes *p)
 	/* -p3 prints the C, so it translates */
 	if (s->last_pass >= 4 && cache_mode != CACHE_DISABLED) {
 		p->cache_key = cache_key(s, p->prog, p->script->name, p->script->text);
+		/* the user-space files whose tables the module carries (user_symbols.c) */
+		p->cache_key = user_symbols_cache_key(s, p->prog, p->cache_key);
 		p->cached = cache_fetch(s, p->cache_key);
 		if (p->cached)
 			return true;
@@ -411,13 +413,6 @@ int main(int argc, char **argv)
 
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
-	/* kernel modules' symbols come from kallsyms at run time; programs' are not read */
-	if ((s.symbol_programs.count || s.ldd) && !s.list_pattern &&
-	    diag_warning("user-space symbol data (-d %s%s) is not supported by stapler yet: "
-			 "addresses in user-space programs print as numbers",
-			 s.symbol_programs.count ? s.symbol_programs.items[0] : "PATH",
-			 s.ldd ? ", --ldd" : ""))
-		return 1;
 	rc = s.list_pattern ? list_points(&s) : run_passes(&s);
 	/* like stap: the count of repeated diagnostics left out comes last */
 	diag_summary();

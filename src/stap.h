@@ -556,12 +556,25 @@ struct session {
 	const char *staprun_path;
 
 	/* symbol data (-d, --ldd, --all-modules): kernel modules are looked up in the running
-	 * kernel's kallsyms whatever these say; user-space programs have none yet */
+	 * kernel's kallsyms whatever these say; user-space programs' go into the module */
 	struct strlist symbol_modules;	/* -d MODULE: kernel modules named */
 	struct strlist symbol_programs;	/* -d PATH: user-space programs named */
 	bool ldd;			/* --ldd */
 	bool all_modules;		/* --all-modules */
+	struct user_file *user_files;	/* the user-space files with symbols (user_symbols.c) */
+	int nuser_files;
 };
+
+/* A user-space program or library whose symbols and unwind table the module may carry:
+ * one the script probes (the families add it), one -d names, or (--ldd) their libraries. */
+struct user_file {
+	char *target;			/* its path where the module runs */
+	char *file;			/* the file read here (under --sysroot) */
+	bool named;			/* by -d: a warning if it cannot be read */
+};
+
+/* user_symbols.c: the user-space files' symbols and unwind tables (runtime/usymbols.c) */
+void user_file_add(struct session *s, const char *target, const char *file);
 
 /* options.c: the command line into S (exits on a usage error, -h, -V, --clean-cache) */
 void parse_options(struct session *s, int argc, char **argv);
@@ -652,6 +665,16 @@ int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
 
 /* translate.c: pass 3, the module's C (NULL after errors) */
 char *translate(struct session *s, struct program *prog);
+
+/* user_symbols.c, for pass 3: whether the program uses them (pragma:usymbols); the
+ * module cache KEY extended with what the tables are read from (KEY is freed) */
+bool program_uses_user_symbols(struct program *prog);
+char *user_symbols_cache_key(struct session *s, struct program *prog, char *key);
+/* -d PATH and --ldd's files found (warnings); with USED, their tables, and the script's
+ * stp_script_start/stop around stp_script_start/stop_probes, into E.  How many warnings
+ * -W made errors. */
+struct emitter;
+int user_symbols_emit(struct emitter *e, struct session *s, bool used);
 
 /* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel
  * build tree, giving stp_autoconf.h's STP_HAVE_NAME macros, which runtime/compat.h reads) */

@@ -251,8 +251,11 @@ static void emit_alloc_free(struct emitter *e, struct translator *t)
 	emit(e, "}\n\n");
 }
 
-static void emit_script_start_stop(struct emitter *e, struct program *prog)
+/* With user-space symbols (USYMS) these are stp_script_start/stop_probes, which
+ * user_symbols_emit()'s stp_script_start/stop run between the tables' start and stop. */
+static void emit_script_start_stop(struct emitter *e, struct program *prog, bool usyms)
 {
+	const char *suffix = usyms ? "_probes" : "";
 	const struct probe_family *used[64];
 	int nused = 0;
 
@@ -266,7 +269,7 @@ static void emit_script_start_stop(struct emitter *e, struct program *prog)
 	/* modules' static variables are found before any probe runs, forgotten after */
 	bool symbols = prog->module_symbols.count > 0;
 
-	emit(e, "static int stp_script_start(void)\n{\n\tint rc = 0;\n\n");
+	emit(e, "static int stp_script_start%s(void)\n{\n\tint rc = 0;\n\n", suffix);
 	if (symbols)
 		emit(e, "\trc = stp_module_symbols_start();\n\tif (rc)\n\t\treturn rc;\n");
 	for (int i = 0; i < nused; i++) {
@@ -284,7 +287,7 @@ static void emit_script_start_stop(struct emitter *e, struct program *prog)
 		emit(e, "unwind_symbols:\n\tstp_module_symbols_stop();\n\treturn rc;\n");
 	emit(e, "}\n\n");
 
-	emit(e, "static void stp_script_stop(bool run_end_probes)\n{\n");
+	emit(e, "static void stp_script_stop%s(bool run_end_probes)\n{\n", suffix);
 	if (nused == 0)
 		emit(e, "\t(void)run_end_probes;\n");
 	for (int i = nused - 1; i >= 0; i--)
@@ -447,6 +450,7 @@ char *translate(struct session *s, struct program *prog)
 	struct translator t = { .session = s, .prog = prog };
 	struct body *bodies;
 	int nbodies = 0;
+	bool usyms = program_uses_user_symbols(prog);	/* user_symbols.c */
 
 	if (analyze_program(&t))
 		return NULL;
@@ -477,6 +481,8 @@ char *translate(struct session *s, struct program *prog)
 		emit(&e, "#define STP_REGEX_GROUPS %d\n#define STP_REGEX_SCRATCH %zu\n", groups,
 		     scratch);
 	}
+	if (usyms)	/* runtime/usymbols.c */
+		emit(&e, "#define STP_USYMBOLS 1\n");
 	emit(&e, "#include \"runtime.h\"\n\n");
 	emit(&e, "/* embedded C reaches the probe's context as CONTEXT */\n#define CONTEXT c\n\n");
 	for (struct stapfile *file = prog->files; file; file = file->next)
@@ -504,7 +510,8 @@ char *translate(struct session *s, struct program *prog)
 		emit_body(&e, &bodies[i]);
 	emit_probes_array(&e, prog);
 	emit_family_tables(&e, prog);
-	emit_script_start_stop(&e, prog);
+	t.errors += user_symbols_emit(&e, s, usyms);
+	emit_script_start_stop(&e, prog, usyms);
 
 	for (int i = 0; i < nbodies; i++) {
 		free(bodies[i].frame);

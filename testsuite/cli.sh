@@ -89,20 +89,28 @@ expect "-G names a global of the script" 1 "-G nosuch=1: the script has no globa
 	"$STAP" -p2 -G nosuch=1 -e "global x; $hello"
 expect "-G writes the global it names" 0 '^x:long' \
 	"$STAP" -p2 -G x=1 -e "global x; probe begin { println(x + 1) }"
-# symbol data: kernel modules always come from kallsyms; user-space is warned about
+# symbol data: kernel modules always come from kallsyms; user-space programs' and
+# libraries' tables are read in pass 3 (user_symbols.c), when the script uses them
 expect "-d MODULE and --all-modules are accepted, silently, after the script too" 0 \
 	'(?s)^# functions\nexit:unknown \(\)\n# probes\nbegin /\* <- begin \*/\n$' \
 	"$STAP" -p2 -d kernel --all-modules -e 'probe begin { exit() }' -d ext4 --all-modules
-expect "-d PATH and --ldd are accepted with a warning" 0 \
-	'(?s)^WARNING: user-space symbol data \(-d /bin/true, --ldd\) is not supported by stapler yet: addresses in user-space programs print as numbers\n' \
-	"$STAP" -p2 -e 'probe begin { exit() }' -d /bin/true --ldd
-expect "--ldd alone warns too" 0 '^WARNING: user-space symbol data \(-d PATH, --ldd\)' \
-	"$STAP" -p2 --ldd -e 'probe begin { exit() }'
-expect "-w silences the -d PATH warning" 0 \
+expect "-d PATH and --ldd are accepted, silently" 0 \
 	'(?s)^# functions\nexit:unknown \(\)\n# probes\nbegin /\* <- begin \*/\n$' \
-	"$STAP" -w -p2 -d /bin/true -e 'probe begin { exit() }'
-expect "-W makes the -d PATH warning an error" 1 '^ERROR: user-space symbol data' \
-	"$STAP" -W -p2 -d /bin/true -e 'probe begin { exit() }'
+	"$STAP" -p2 -e 'probe begin { exit() }' -d /bin/true --ldd
+ubt='probe begin { print_ubacktrace(); exit() }'
+expect "-d PATH puts the program's symbols and unwind table into the module" 0 \
+	'^/\* /usr/bin/true: [1-9][0-9]* symbols, [1-9][0-9]* unwind rows, [0-9]+ bytes \*/$' \
+	"$STAP" -p3 -d /bin/true -e "$ubt"
+expect "--ldd adds the libraries it needs" 0 \
+	'^/\* (/usr)?/lib/x86_64-linux-gnu/libc\.so\.6: [1-9][0-9]* symbols' \
+	"$STAP" -p3 -d /bin/true --ldd -e "$ubt"
+expect "-d PATH of a file that is not there is a warning in pass 3, as in stap" 0 \
+	"^WARNING: missing unwind/symbol data for module '/nonexistent/prog'\$" \
+	"$STAP" -p3 -d /nonexistent/prog -e "$ubt"
+expect "-w silences it" 0 '(?s)\A(?!.*WARNING).*\z' \
+	"$STAP" -w -p3 -d /nonexistent/prog -e "$ubt"
+expect "-W makes it an error" 1 "^ERROR: missing unwind/symbol data for module '/nonexistent/prog'" \
+	"$STAP" -W -p3 -d /nonexistent/prog -e "$ubt"
 rel=$("$top/testsuite/vm/reference-release" 2>/dev/null)
 map=/usr/lib/debug/boot/System.map-$rel
 if [ -n "$rel" ] && [ -s "$map" ]; then
