@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * utask.c - process.begin/end and process.thread.begin/end probes (stapprobes(3stap),
- * USER-SPACE), with or without a PID or FULLPATH.
+ * utask.c - process.begin/end, process.thread.begin/end and process.syscall[.return]
+ * probes (stapprobes(3stap), USER-SPACE), with or without a PID or FULLPATH.
  *
  * What fires when:
  *   process.begin         a new process (a fork without CLONE_THREAD) in the new process;
@@ -11,6 +11,8 @@
  *   process.end           the last thread of a process exits (the thread group is dead), in
  *                         that thread.
  *   process.thread.end    a thread other than the process's main one exits, in that thread.
+ *   process.syscall       a thread enters a system call, and .syscall.return when it returns
+ *                         (the raw_syscalls tracepoints sys_enter and sys_exit), in it.
  * A probe without PID or FULLPATH sees every user process; process(PID) the process whose
  * (global) pid is PID; with -c/-x, any of them only the target's hierarchy
  * (stp_task_in_target()), as stapprobes says of all process probes;
@@ -87,12 +89,21 @@
 #include <linux/sched/task.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
+#include <asm/syscall.h>
 
 enum stp_utask_event {
 	STP_UTASK_PROCESS_BEGIN,
 	STP_UTASK_PROCESS_END,
 	STP_UTASK_THREAD_BEGIN,
 	STP_UTASK_THREAD_END,
+	STP_UTASK_SYSCALL,		/* process.syscall: a system call is entered */
+	STP_UTASK_SYSCALL_RETURN,	/* process.syscall.return: it returns */
+};
+
+/* What a process.syscall hit carries (the hit's data): the call and its result. */
+struct stp_utask_syscall {
+	long nr;
+	long ret;
 };
 
 /* One process probe; pass 3 writes a table of them (the fields before the run-time state). */
@@ -149,6 +160,8 @@ static bool stp_utask_need_end;		/* any end probe: the exit hook */
 static bool stp_utask_need_exec;	/* a path process.begin, or tracking */
 static bool stp_utask_track;		/* an end probe with a path: records of exe */
 static bool stp_utask_need_procs;	/* process.end or tracking: the procs table */
+static bool stp_utask_need_enter;	/* process.syscall: the sys_enter hook */
+static bool stp_utask_need_exit;	/* process.syscall.return: the sys_exit hook */
 
 static DEFINE_RAW_SPINLOCK(stp_utask_lock);
 static DEFINE_HASHTABLE(stp_utask_works, 10);	/* by task */
@@ -182,6 +195,8 @@ static void stp_utask_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm);
 static void stp_utask_exit(void *data, struct task_struct *p);
 static void stp_utask_free(void *data, struct task_struct *p);
+static void stp_utask_sys_enter(void *data, struct pt_regs *regs, long id);
+static void stp_utask_sys_exit(void *data, struct pt_regs *regs, long ret);
 
 /* In registration order: the free hook before anything makes entries, fork last. */
 static struct stp_utask_tracepoint stp_utask_tps[] = {
@@ -189,6 +204,8 @@ static struct stp_utask_tracepoint stp_utask_tps[] = {
 	{ .name = "sched_process_exit", .func = (void *)stp_utask_exit },
 	{ .name = "sched_process_exec", .func = (void *)stp_utask_exec },
 	{ .name = "sched_process_fork", .func = (void *)stp_utask_fork },
+	{ .name = "sys_enter", .func = (void *)stp_utask_sys_enter },
+	{ .name = "sys_exit", .func = (void *)stp_utask_sys_exit },
 };
 
 /* A hit that could not be taken (no memory in atomic context): counted like a busy context. */
@@ -300,6 +317,66 @@ static bool stp_utask_tracked(const struct inode *exe)
 			return true;
 	}
 	return false;
+}
+
+/* process.syscall, process.syscall.return: in the task that makes the call, with its
+ * user registers (the arguments). */
+static void stp_utask_syscall_run(enum stp_utask_event event, struct pt_regs *regs, long nr,
+				  long ret)
+{
+	struct stp_utask_syscall call = { .nr = nr, .ret = ret };
+	const struct inode *exe;
+	size_t i;
+
+	if (current->flags & PF_KTHREAD)
+		return;
+	exe = stp_utask_mm_exe(current->mm);
+	for (i = 0; i < stp_nutasks; i++) {
+		const struct stp_utask_probe *p = &stp_utasks[i];
+
+		if (p->event == event && stp_utask_matches(p, current, exe)) {
+			struct stp_hit hit = { .regs = regs, .data = &call,
+					       .is_return = event == STP_UTASK_SYSCALL_RETURN };
+
+			stp_probe_run_hit(p->probe, STP_SESSION_RUNNING, &hit);
+		}
+	}
+}
+
+static void stp_utask_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	stp_utask_syscall_run(STP_UTASK_SYSCALL, regs, id, 0);
+}
+
+static void stp_utask_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	stp_utask_syscall_run(STP_UTASK_SYSCALL_RETURN, regs, syscall_get_nr(current, regs),
+			      ret);
+}
+
+/* $syscall, $argN (1 to 6), $return of a process.syscall probe; 0 elsewhere. */
+static __maybe_unused long stp_utask_syscall_nr(struct context *c)
+{
+	const struct stp_utask_syscall *call = c->probe_data;
+
+	return call ? call->nr : 0;
+}
+
+static __maybe_unused long stp_utask_syscall_arg(struct context *c, int n)
+{
+	unsigned long args[6];
+
+	if (!c->probe_data || !c->regs || n < 1 || n > 6)
+		return 0;
+	syscall_get_arguments(current, c->regs, args);
+	return (long)args[n - 1];
+}
+
+static __maybe_unused long stp_utask_syscall_return(struct context *c)
+{
+	const struct stp_utask_syscall *call = c->probe_data;
+
+	return call ? call->ret : 0;
 }
 
 /* ---- the two tables; callers hold stp_utask_lock ---- */
@@ -933,6 +1010,7 @@ static __maybe_unused int stp_utasks_register(struct stp_utask_probe *probes, si
 	stp_utask_need_begin = stp_utask_need_end = stp_utask_need_exec = false;
 	stp_utask_track = stp_utask_need_procs = false;
 
+	stp_utask_need_enter = stp_utask_need_exit = false;
 	for (i = 0; i < n; i++) {
 		struct stp_utask_probe *p = &probes[i];
 		bool end = p->event == STP_UTASK_PROCESS_END || p->event == STP_UTASK_THREAD_END;
@@ -950,6 +1028,8 @@ static __maybe_unused int stp_utasks_register(struct stp_utask_probe *probes, si
 			continue;		/* never fires: needs nothing */
 		if (p->event == STP_UTASK_PROCESS_BEGIN || p->event == STP_UTASK_THREAD_BEGIN)
 			stp_utask_need_begin = true;
+		stp_utask_need_enter |= p->event == STP_UTASK_SYSCALL;
+		stp_utask_need_exit |= p->event == STP_UTASK_SYSCALL_RETURN;
 		if (end)
 			stp_utask_need_end = true;
 		if (end && p->path)
@@ -986,6 +1066,8 @@ static __maybe_unused int stp_utasks_register(struct stp_utask_probe *probes, si
 	stp_utask_tps[1].wanted = stp_utask_need_end;				/* exit */
 	stp_utask_tps[2].wanted = stp_utask_need_exec;				/* exec */
 	stp_utask_tps[3].wanted = stp_utask_need_begin || stp_utask_track;	/* fork */
+	stp_utask_tps[4].wanted = stp_utask_need_enter;			/* sys_enter */
+	stp_utask_tps[5].wanted = stp_utask_need_exit;				/* sys_exit */
 	for_each_kernel_tracepoint(stp_utask_find_tracepoint, NULL);
 
 	/* From the fork hook on, a process may be both new and seen by the scan. */

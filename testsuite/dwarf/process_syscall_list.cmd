@@ -1,0 +1,1 @@
+-L 'process.syscall*'
