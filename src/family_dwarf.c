@@ -171,10 +171,11 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 	struct strbuf sb = { 0 };
 	const struct dw_function *f = site->function;
 
-	if (dp->user) {
-		sb_printf(&sb, "process(\"%s\")", dp->program);
-		if (dp->library)
-			sb_printf(&sb, ".library(\"%s\")", site->module->name);
+	if (dp->user && dp->library) {
+		sb_printf(&sb, "process(\"%s\").library(\"%s\")", dp->program,
+			  site->module->name);
+	} else if (dp->user) {
+		sb_printf(&sb, "process(\"%s\")", site->module->name);
 	} else if (dp->module) {
 		sb_printf(&sb, "module(\"%s\")", site->module->name);
 	} else {
@@ -409,6 +410,12 @@ static bool user_files(struct elaborator *el, struct dwarf_point *dp, struct str
 			goto out;
 		}
 		path = exe;
+	}
+	if (!dp->library && strpbrk(path, "*?[")) {	/* a glob: each program it matches */
+		ok = program_paths(s, path, targets, &dp->files, &why) > 0;
+		if (!ok)
+			no_program(el, path, why);
+		goto out;
 	}
 	if (!program_path(s, path, &target, &file, &why)) {
 		no_program(el, path, why);

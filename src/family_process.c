@@ -227,28 +227,43 @@ static bool life_build(struct elaborator *el, struct process_point *p,
 	static const char *const suffixes[] = {
 		".begin", ".end", ".thread.begin", ".thread.end", ".syscall", ".syscall.return",
 	};
-	struct process_probe *probe;
-	char *name;
+	struct strlist targets = { 0 }, files = { 0 };
+	char *why = NULL;
 
 	if (p->pid && kill((pid_t)p->pid, 0) != 0 && errno == ESRCH) {
 		semantic_error(el, NULL, "cannot probe pid %" PRId64 ": No such process", p->pid);
 		return false;
 	}
-	if (p->path && !find_program(el, p))
-		return false;
-	probe = xcalloc(1, sizeof(*probe));
-	probe->event = p->event;
-	probe->path = p->program;
-	probe->pid = p->pid;
-	if (p->program)
-		name = xasprintf("process(\"%s\")%s", p->program, suffixes[p->event]);
-	else if (p->pid)
-		name = xasprintf("process(%" PRId64 ")%s", p->pid, suffixes[p->event]);
-	else
-		name = xasprintf("process%s", suffixes[p->event]);
-	add_derived_probe(el, proto, name, el->listing ? NULL : probe);
-	if (el->listing && el->session->list_locals && p->event >= SYSCALL_EVENT)
-		el->listed[el->nlisted - 1].variables = syscall_variables(p->event);
+	if (p->path && strpbrk(p->path, "*?[")) {	/* a glob: each program it matches */
+		if (!program_paths(el->session, p->path, &targets, &files, &why)) {
+			semantic_error(el, NULL, "%s", why);
+			free(why);
+			return false;
+		}
+	} else if (p->path) {
+		if (!find_program(el, p))
+			return false;
+		strlist_add(&targets, p->program);
+	}
+	for (int i = 0; i < (p->path ? targets.count : 1); i++) {
+		struct process_probe *probe = xcalloc(1, sizeof(*probe));
+		char *name;
+
+		probe->event = p->event;
+		probe->path = p->path ? xstrdup(targets.items[i]) : NULL;
+		probe->pid = p->pid;
+		if (probe->path)
+			name = xasprintf("process(\"%s\")%s", probe->path, suffixes[p->event]);
+		else if (p->pid)
+			name = xasprintf("process(%" PRId64 ")%s", p->pid, suffixes[p->event]);
+		else
+			name = xasprintf("process%s", suffixes[p->event]);
+		add_derived_probe(el, proto, name, el->listing ? NULL : probe);
+		if (el->listing && el->session->list_locals && p->event >= SYSCALL_EVENT)
+			el->listed[el->nlisted - 1].variables = syscall_variables(p->event);
+	}
+	strlist_free(&targets);
+	strlist_free(&files);
 	return true;
 }
 
@@ -334,6 +349,13 @@ static bool point_files(struct elaborator *el, struct process_point *p, struct s
 {
 	char *why = NULL;
 
+	if (!p->library && p->path && strpbrk(p->path, "*?[")) {	/* a glob: each match */
+		if (program_paths(el->session, p->path, targets, files, &why))
+			return true;
+		semantic_error(el, NULL, "%s", why);
+		free(why);
+		return false;
+	}
 	if (!find_program(el, p))
 		return false;
 	if (!p->library) {
@@ -382,9 +404,10 @@ static void close_point_file(struct point_file *f)
 static void name_prefix(struct strbuf *name, const struct process_point *p,
 			const struct point_file *f)
 {
-	sb_printf(name, "process(\"%s\")", p->program);
 	if (p->library)
-		sb_printf(name, ".library(\"%s\")", f->target);
+		sb_printf(name, "process(\"%s\").library(\"%s\")", p->program, f->target);
+	else
+		sb_printf(name, "process(\"%s\")", f->target);
 }
 
 /* A uprobe of a marker or PLT entry at link-time address VADDR of F; false after an
