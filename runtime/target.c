@@ -68,10 +68,13 @@ static __maybe_unused char *stp_kept_string(struct context *c, size_t offset)
 	return c->kept + offset;
 }
 
-/* SIZE (1, 2, 4, 8) bytes at ADDR, zero-extended; 0 and a soft error if it faults. */
-static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size)
+/* SIZE (1, 2, 4, 8) bytes at ADDR of the kernel (or USER: of the probed process),
+ * zero-extended; 0 and a soft error if it faults (a user page not resident counts: a
+ * handler may not wait for it). */
+static u64 stp_deref(struct context *c, u64 addr, int size, bool user)
 {
 	u64 value = 0;
+	int rc;
 
 	if (unlikely(c->last_error))
 		return 0;
@@ -79,9 +82,17 @@ static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size
 		stp_soft_error(c, "cannot read %d bytes as a number", size);
 		return 0;
 	}
-	if (stp_read_kernel(NULL, &value, (unsigned long)addr, size) != 0)	/* little endian */
-		stp_soft_error(c, "read fault [man error::fault] at 0x%llx", addr);
+	rc = user ? stp_read_user(NULL, &value, (unsigned long)addr, size) :	/* little */
+		    stp_read_kernel(NULL, &value, (unsigned long)addr, size);	/* endian */
+	if (rc != 0)
+		stp_soft_error(c, "%sread fault [man error::fault] at 0x%llx", user ? "user " : "",
+			       addr);
 	return value;
+}
+
+static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size)
+{
+	return stp_deref(c, addr, size, false);
 }
 
 /* A number of SIZE bytes, signed or not, or a bitfield's bits in them, from RAW. */
@@ -115,21 +126,9 @@ static __maybe_unused s64 stp_target_read(struct context *c, u64 addr, int size,
 				 bit_size);
 }
 
-/* SIZE (1, 2, 4, 8) bytes at user-space ADDR of the probed process, zero-extended; 0 and
- * a soft error if it faults (a page not resident counts: a handler may not wait). */
 static __maybe_unused u64 stp_user_deref(struct context *c, u64 addr, int size)
 {
-	u64 value = 0;
-
-	if (unlikely(c->last_error))
-		return 0;
-	if (size < 1 || size > 8) {
-		stp_soft_error(c, "cannot read %d bytes as a number", size);
-		return 0;
-	}
-	if (stp_read_user(NULL, &value, (unsigned long)addr, size) != 0)
-		stp_soft_error(c, "user read fault [man error::fault] at 0x%llx", addr);
-	return value;
+	return stp_deref(c, addr, size, true);
 }
 
 /* A link-time address of the probed file, where this process has it. */
@@ -185,49 +184,53 @@ static void stp_dwarf_register_set(struct context *c, int regno, u64 value)
 	*reg[regno] = value;
 }
 
-/*
- * Guru mode: writes VALUE back to a target variable: to register REGNO (-1: memory at
- * ADDR), SIZE bytes, or a bitfield's bits in them.
- */
-static __maybe_unused void stp_target_write(struct context *c, u64 addr, int regno, int size,
-					    int bit_offset, int bit_size, s64 value)
+/* VALUE's bits put in a bitfield's BIT_SIZE bits at BIT_OFFSET of OLD (BIT_SIZE 0: the
+ * whole VALUE). */
+static u64 stp_bitfield_merge(u64 old, s64 value, int bit_offset, int bit_size)
 {
-	u64 v = (u64)value;
+	u64 mask;
 
-	if (unlikely(c->last_error))
-		return;
-	if (bit_size) {
-		u64 mask = (bit_size < 64 ? (1ULL << bit_size) - 1 : ~0ULL) << bit_offset;
-		u64 old = regno >= 0 ? addr : stp_target_deref(c, addr, size);
-
-		v = (old & ~mask) | ((v << bit_offset) & mask);
-	}
-	if (regno >= 0)
-		stp_dwarf_register_set(c, regno, v);
-	else
-		stp_write_kernel(c, addr, size, v);
+	if (!bit_size)
+		return (u64)value;
+	mask = (bit_size < 64 ? (1ULL << bit_size) - 1 : ~0ULL) << bit_offset;
+	return (old & ~mask) | (((u64)value << bit_offset) & mask);
 }
 
-/* Guru mode: the same in the probed process: its registers, or its memory (a page it
- * has not written yet, or cannot, is a soft error). */
-static __maybe_unused void stp_user_write(struct context *c, u64 addr, int regno, int size,
-					  int bit_offset, int bit_size, s64 value)
+/*
+ * Guru mode: writes VALUE back to a target variable: to register REGNO (-1: memory at
+ * ADDR), SIZE bytes, or a bitfield's bits in them.  USER: the probed process's memory (a
+ * page it has not written yet, or cannot, is a soft error).
+ */
+static void stp_write_back(struct context *c, bool user, u64 addr, int regno, int size,
+			   int bit_offset, int bit_size, s64 value)
 {
-	u64 v = (u64)value;
+	u64 old = 0, v;
 
 	if (unlikely(c->last_error))
 		return;
-	if (bit_size) {
-		u64 mask = (bit_size < 64 ? (1ULL << bit_size) - 1 : ~0ULL) << bit_offset;
-		u64 old = regno >= 0 ? addr : stp_user_deref(c, addr, size);
-
-		v = (old & ~mask) | ((v << bit_offset) & mask);
-	}
+	if (bit_size)
+		old = regno >= 0 ? addr : user ? stp_user_deref(c, addr, size) :
+						  stp_target_deref(c, addr, size);
+	v = stp_bitfield_merge(old, value, bit_offset, bit_size);
 	if (regno >= 0)
 		stp_dwarf_register_set(c, regno, v);
+	else if (!user)
+		stp_write_kernel(c, addr, size, v);
 	else if (size < 1 || size > 8 ||
 		 copy_to_user_nofault((void __user *)(unsigned long)addr, &v, size) != 0)
 		stp_soft_error(c, "user write fault [man error::fault] at 0x%llx", addr);
+}
+
+static __maybe_unused void stp_target_write(struct context *c, u64 addr, int regno, int size,
+					    int bit_offset, int bit_size, s64 value)
+{
+	stp_write_back(c, false, addr, regno, size, bit_offset, bit_size, value);
+}
+
+static __maybe_unused void stp_user_write(struct context *c, u64 addr, int regno, int size,
+					  int bit_offset, int bit_size, s64 value)
+{
+	stp_write_back(c, true, addr, regno, size, bit_offset, bit_size, value);
 }
 
 /* The chars of an array of LENGTH (0: unknown) at ADDR, up to its first NUL. */

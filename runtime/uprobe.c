@@ -71,28 +71,12 @@ static struct stp_uprobe_slot *stp_uprobe_slot(const struct stp_uprobe_probe *u,
 	return (struct stp_uprobe_slot *)((char *)u->slots + i * stp_uprobe_slot_size(u));
 }
 
-/* The inode of the executable CURRENT runs, or NULL (a kernel thread). */
-static struct inode *stp_current_exe_inode(void)
-{
-	struct mm_struct *mm = current->mm;
-	struct inode *inode = NULL;
-	struct file *exe;
-
-	if (!mm)
-		return NULL;
-	rcu_read_lock();
-	exe = rcu_dereference(mm->exe_file);
-	if (exe)
-		inode = file_inode(exe);
-	rcu_read_unlock();
-	return inode;	/* compared only: the mm keeps the file while it runs */
-}
-
 static bool stp_uprobe_wanted(const struct stp_uprobe_probe *u)
 {
 	if (!stp_task_in_target(current))
 		return false;
-	return !u->process_inode || stp_current_exe_inode() == u->process_inode;
+	/* the mm keeps its executable while it runs: compared only */
+	return !u->process_inode || stp_utask_mm_exe(current->mm) == u->process_inode;
 }
 
 /* Takes a free slot (or a stale one of this thread) for a call of frame address SP. */

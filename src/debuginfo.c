@@ -23,6 +23,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
+#include <signal.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -677,9 +679,21 @@ int program_paths(struct session *s, const char *pattern, struct strlist *target
 	return found;
 }
 
-char *target_program(struct session *s, char **why)
+char *process_point_program(struct session *s, const char *path, int64_t pid, char **why)
 {
 	*why = NULL;
+	if (path)
+		return xstrdup(path);
+	if (pid) {
+		char *link = xasprintf("/proc/%" PRId64 "/exe", pid), *exe = realpath(link, NULL);
+
+		free(link);
+		if (!exe)
+			*why = xasprintf("cannot probe pid %" PRId64 ": %s", pid,
+					 pid > 0 && kill((pid_t)pid, 0) == 0 ? "No executable" :
+									      "No such process");
+		return exe;
+	}
 	if (s->target_cmd) {	/* as stap: a plain command, its words as they are */
 		size_t n;
 
@@ -690,14 +704,8 @@ char *target_program(struct session *s, char **why)
 		n = strspn(s->target_cmd, " \t");
 		return xstrndup(s->target_cmd + n, strcspn(s->target_cmd + n, " \t"));
 	}
-	if (s->target_pid > 0) {
-		char *link = xasprintf("/proc/%ld/exe", s->target_pid), *exe = realpath(link, NULL);
-
-		free(link);
-		if (!exe)
-			*why = xasprintf("cannot probe pid %ld: No such process", s->target_pid);
-		return exe;
-	}
+	if (s->target_pid > 0)
+		return process_point_program(s, NULL, s->target_pid, why);
 	*why = xstrdup("unspecified process probe is invalid without a -c COMMAND or -x PID"
 		       MAN_PAGE("stapprobes"));
 	return NULL;
@@ -782,16 +790,9 @@ int program_libraries(struct session *s, const char *file, const char *pattern,
 	int fd, found = 0;
 	Elf *elf;
 
+	if (strchr(pattern, '/'))	/* a path, or a glob of paths */
+		return program_paths(s, pattern, targets, files, why);
 	*why = NULL;
-	if (strchr(pattern, '/')) {
-		if (!program_path(s, pattern, &target, &lib_file, why))
-			return 0;
-		strlist_add(targets, target);
-		strlist_add(files, lib_file);
-		free(target);
-		free(lib_file);
-		return 1;
-	}
 	elf_version(EV_CURRENT);
 	fd = open(file, O_RDONLY);
 	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);

@@ -103,9 +103,10 @@ bool program_path(struct session *s, const char *path, char **target, char **fil
  * not searched), added to TARGETS and FILES; how many (0 after *WHY says why none). */
 int program_paths(struct session *s, const char *pattern, struct strlist *targets,
 		  struct strlist *files, char **why);
-/* The program of an unspecified process point (process.function(...)): the first word of
- * -c's command, or what -x's process runs; NULL after *WHY says why not. */
-char *target_program(struct session *s, char **why);
+/* The program a process point names: PATH itself; what process PID runs; or, for an
+ * unspecified one (process.function(...)), the first word of -c's command or what -x's
+ * process runs.  NULL after *WHY says why not ("cannot probe pid 5: No such process"). */
+char *process_point_program(struct session *s, const char *path, int64_t pid, char **why);
 /* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
  * not ("No DWARF information found"). */
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,

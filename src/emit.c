@@ -36,6 +36,46 @@ void emit_probe_table(struct emitter *e, struct program *prog,
 	emit_table_registration(e, family->name, table->name, table->reg, table->unreg);
 }
 
+void emit_probe_tables(struct emitter *e, struct program *prog,
+		       const struct probe_family *family, const struct probe_table tables[2],
+		       int (*which)(const struct derived_probe *dp))
+{
+	int counts[2] = { 0, 0 };
+
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+		if (dp->family == family)
+			counts[which(dp)]++;
+	for (int t = 0; t < 2; t++) {
+		if (!counts[t])
+			continue;
+		emit(e, "static %s %s[] = {\n", tables[t].type, tables[t].name);
+		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+			if (dp->family == family && which(dp) == t)
+				tables[t].entry(e, dp);
+		emit(e, "};\n\n");
+	}
+	emit(e, "static int stp_register_%s(void)\n{\n\tint rc = 0;\n\n", family->name);
+	for (int t = 0; t < 2; t++) {
+		if (!counts[t])
+			continue;
+		if (t == 1 && counts[0])
+			emit(e, "\tif (rc)\n\t\treturn rc;\n");
+		emit(e, "\trc = %s(%s, ARRAY_SIZE(%s));\n", tables[t].reg, tables[t].name,
+		     tables[t].name);
+	}
+	if (counts[0] && counts[1])
+		emit(e, "\tif (rc)\n\t\t%s(%s, ARRAY_SIZE(%s));\n", tables[0].unreg,
+		     tables[0].name, tables[0].name);
+	emit(e, "\treturn rc;\n}\n\n");
+	emit(e, "static void stp_unregister_%s(bool run_end_probes)\n{\n"
+		"\t(void)run_end_probes;\n", family->name);
+	for (int t = 1; t >= 0; t--)
+		if (counts[t])
+			emit(e, "\t%s(%s, ARRAY_SIZE(%s));\n", tables[t].unreg, tables[t].name,
+			     tables[t].name);
+	emit(e, "}\n\n");
+}
+
 /* Where the next emitted line will be, for #line after embedded C. */
 static int output_line(struct emitter *e)
 {

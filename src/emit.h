@@ -36,6 +36,15 @@ struct probe_table {
 struct probe_family;
 void emit_probe_table(struct emitter *e, struct program *prog,
 		      const struct probe_family *family, const struct probe_table *table);
+/*
+ * A family whose probes go in two tables (the kprobes and uprobes of DWARF points, say):
+ * TABLES[WHICH(dp)] takes each of its probes, an empty table is left out, and
+ * stp_register_FAMILY() registers the first, then the second (taking the first back if
+ * the second fails); stp_unregister_FAMILY() unregisters in the reverse order.
+ */
+void emit_probe_tables(struct emitter *e, struct program *prog,
+		       const struct probe_family *family, const struct probe_table tables[2],
+		       int (*which)(const struct derived_probe *dp));
 /* The C offset of @entry number I of H in its return's data (kretprobe instance data);
  * I = H->nentries gives the size of it all. */
 char *entry_offset(struct probe_body *h, int i);

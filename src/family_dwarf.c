@@ -222,23 +222,40 @@ static char *site_note(const struct dwarf_probe *p)
 
 /* ---- derived probes ---- */
 
-/* A uprobe at SITE of a program or library, at the offset in its file that holds it. */
-static bool add_user_site(struct elaborator *el, struct derived_probe *proto,
-			  const struct dwarf_point *dp, const struct dw_site *site, char *name)
+/* A kernel or module probe: a kprobe on "symbol+offset" from a unique symbol before it. */
+static bool place_in_kernel(struct elaborator *el, const struct dwarf_point *dp,
+			    const struct dw_site *site, struct dwarf_probe *p)
 {
-	struct dwarf_probe *p;
-	struct derived_probe *derived;
-	uint64_t vaddr = dp->is_return ? site->entry : site->addr, offset, entry_offset = 0;
-	int cfa_regno = -1;
-	int64_t cfa_offset = 0;
+	const struct dw_symbol *anchor = dw_anchor(site->module, site->addr);
 
-	if (!dw_file_offset(site->module, vaddr, &offset) ||
-	    (dp->is_return && !dw_file_offset(site->module, site->addr, &entry_offset))) {
+	if (!anchor) {
+		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of module %s: no "
+			       "symbol before it", site->addr, site->module->name);
+		return false;
+	}
+	p->symbol = site->module->is_kernel ? xstrdup(anchor->name) :
+			xasprintf("%s:%s", site->module->name, anchor->name);
+	p->offset = site->addr - anchor->addr;
+	p->maxactive = dp->maxactive;
+	return true;
+}
+
+/* A probe of a program or library: a uprobe at the offset in its file that holds SITE (a
+ * .return's at the function's entry, its @entry values read at SITE, after the prologue). */
+static bool place_in_file(struct elaborator *el, const struct dwarf_point *dp,
+			  const struct dw_site *site, struct dwarf_probe *p)
+{
+	uint64_t vaddr = dp->is_return ? site->entry : site->addr;
+
+	if (!dw_file_offset(site->module, vaddr, &p->offset) ||
+	    (dp->is_return && !dw_file_offset(site->module, site->addr, &p->entry_offset))) {
 		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of %s: no segment "
 			       "of the file holds it", vaddr, site->module->name);
 		return false;
 	}
-	if (dp->is_return && !dw_cfa_rule(site->module, site->addr, &cfa_regno, &cfa_offset)) {
+	p->cfa_regno = -1;
+	if (dp->is_return && !dw_cfa_rule(site->module, site->addr, &p->cfa_regno,
+					  &p->cfa_offset)) {
 		semantic_error(el, NULL, "cannot place a return probe at %#" PRIx64 " of %s: no "
 			       "simple call frame information there", site->addr,
 			       site->module->name);
@@ -246,25 +263,10 @@ static bool add_user_site(struct elaborator *el, struct derived_probe *proto,
 	}
 	/* its symbols and unwind table may go into the module (user_symbols.c) */
 	user_file_add(el->session, site->module->name, site->module->path);
-	p = xcalloc(1, sizeof(*p));
 	p->vaddr = vaddr - site->module->bias;
-	p->entry_offset = entry_offset;
 	p->entry_vaddr = site->addr - site->module->bias;
-	p->cfa_regno = cfa_regno;
-	p->cfa_offset = cfa_offset;
-	site->module->in_use = true;
 	p->file = xstrdup(site->module->name);
 	p->process = dp->library ? xstrdup(dp->program) : NULL;
-	p->offset = offset;
-	p->is_return = dp->is_return;
-	p->site = *site;
-	if (!name)
-		name = site_name(dp, site, false);
-	derived = add_derived_probe(el, proto, site->kind == DW_SITE_LABEL ?
-				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
-	derived->note = site_note(p);
-	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
-	derived->saves_entry = dp->is_return;
 	return true;
 }
 
@@ -272,7 +274,6 @@ static bool add_user_site(struct elaborator *el, struct derived_probe *proto,
 static bool add_site(struct elaborator *el, struct derived_probe *proto,
 		     const struct dwarf_point *dp, const struct dw_site *site, char *name)
 {
-	const struct dw_symbol *anchor;
 	struct dwarf_probe *p;
 	struct derived_probe *derived;
 
@@ -283,21 +284,13 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 				dw_site_variables(site, dp->is_return);
 		return true;
 	}
-	if (site->module->is_user)
-		return add_user_site(el, proto, dp, site, name);
-	anchor = dw_anchor(site->module, site->addr);
-	if (!anchor) {
-		semantic_error(el, NULL, "cannot place a probe at %#" PRIx64 " of module %s: no "
-			       "symbol before it", site->addr, site->module->name);
+	p = xcalloc(1, sizeof(*p));
+	if (!(site->module->is_user ? place_in_file : place_in_kernel)(el, dp, site, p)) {
+		free(p);
 		return false;
 	}
-	p = xcalloc(1, sizeof(*p));
 	site->module->in_use = true;	/* the probe's target variables read its DWARF */
-	p->symbol = site->module->is_kernel ? xstrdup(anchor->name) :
-			xasprintf("%s:%s", site->module->name, anchor->name);
-	p->offset = site->addr - anchor->addr;
 	p->is_return = dp->is_return;
-	p->maxactive = dp->maxactive;
 	p->site = *site;
 	if (!name)
 		name = site_name(dp, site, false);
@@ -306,7 +299,7 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
 	derived->note = site_note(p);
 	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
-	derived->saves_entry = dp->is_return;	/* a kretprobe's entry handler evaluates them */
+	derived->saves_entry = dp->is_return;	/* the entry evaluates them (kretprobe, uprobe) */
 	return true;
 }
 
@@ -387,29 +380,14 @@ static bool user_files(struct elaborator *el, struct dwarf_point *dp, struct str
 {
 	struct session *s = el->session;
 	char *target, *file, *why = NULL, *exe = NULL;
-	const char *path = dp->process;
+	const char *path;
 	bool ok = false;
 
-	if (!path && !dp->pid) {	/* process.function(...): -c's or -x's program */
-		path = exe = target_program(s, &why);
-		if (!path) {
-			semantic_error(el, NULL, "%s", why);
-			dp->reported = true;
-			goto out;
-		}
-	} else if (!path) {
-		char *link = xasprintf("/proc/%" PRId64 "/exe", dp->pid);
-
-		exe = realpath(link, NULL);
-		free(link);
-		if (!exe) {
-			semantic_error(el, NULL, "cannot probe pid %" PRId64 ": %s", dp->pid,
-				       dp->pid > 0 && kill((pid_t)dp->pid, 0) == 0 ?
-				       "No executable" : "No such process");
-			dp->reported = true;
-			goto out;
-		}
-		path = exe;
+	path = exe = process_point_program(s, dp->process, dp->pid, &why);
+	if (!path) {
+		semantic_error(el, NULL, "%s", why);
+		dp->reported = true;
+		goto out;
 	}
 	if (!dp->library && strpbrk(path, "*?[")) {	/* a glob: each program it matches */
 		ok = program_paths(s, path, targets, &dp->files, &why) > 0;
@@ -824,7 +802,7 @@ static void user_entry(struct emitter *e, struct derived_probe *dp)
 	sb_puts(sb, " },\n");
 }
 
-static bool user_probe(const struct derived_probe *dp)
+static int user_probe(const struct derived_probe *dp)
 {
 	const struct dwarf_probe *p = dp->data;
 
@@ -834,41 +812,14 @@ static bool user_probe(const struct derived_probe *dp)
 /* The kernel's and modules' probes in one table (kprobes), the programs' in another. */
 static void dwarf_emit(struct emitter *e, struct program *prog)
 {
-	int counts[2] = { 0, 0 };
-	static const char *const types[2] = { "struct stp_kprobe_probe", "struct stp_uprobe_probe" };
-	static const char *const tables[2] = { "stp_dwarf_probes", "stp_dwarf_uprobes" };
-	static const char *const regs[2] = { "stp_kprobes", "stp_uprobes" };
+	static const struct probe_table tables[2] = {
+		{ "struct stp_kprobe_probe", "stp_dwarf_probes", "stp_kprobes_register",
+		  "stp_kprobes_unregister", dwarf_entry },
+		{ "struct stp_uprobe_probe", "stp_dwarf_uprobes", "stp_uprobes_register",
+		  "stp_uprobes_unregister", user_entry },
+	};
 
-	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
-		if (dp->family == &dwarf_family)
-			counts[user_probe(dp)]++;
-	for (int t = 0; t < 2; t++) {
-		if (!counts[t])
-			continue;
-		emit(e, "static %s %s[] = {\n", types[t], tables[t]);
-		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
-			if (dp->family == &dwarf_family && user_probe(dp) == t)
-				(t ? user_entry : dwarf_entry)(e, dp);
-		emit(e, "};\n\n");
-	}
-	emit(e, "static int stp_register_dwarf(void)\n{\n\tint rc = 0;\n\n");
-	if (counts[0])
-		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[0], tables[0], tables[0]);
-	if (counts[1]) {
-		emit(e, "\tif (rc)\n\t\treturn rc;\n");
-		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[1], tables[1], tables[1]);
-		if (counts[0])
-			emit(e, "\tif (rc)\n\t\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[0],
-			     tables[0], tables[0]);
-	}
-	emit(e, "\treturn rc;\n}\n\n");
-	emit(e, "static void stp_unregister_dwarf(bool run_end_probes)\n{\n"
-		"\t(void)run_end_probes;\n");
-	for (int t = 1; t >= 0; t--)
-		if (counts[t])
-			emit(e, "\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[t], tables[t],
-			     tables[t]);
-	emit(e, "}\n\n");
+	emit_probe_tables(e, prog, &dwarf_family, tables, user_probe);
 }
 
 static char *dwarf_list_variables(struct derived_probe *dp)

@@ -142,38 +142,23 @@ static void read_point(struct probe_point *pp, struct process_point *p)
 /* process(PID): the program that process runs (as stap, it must be there now). */
 static bool find_program(struct elaborator *el, struct process_point *p)
 {
-	char *exe = NULL, *why;
-	const char *path = p->path;
+	char *path, *why;
 	bool ok;
 
-	if (!path && !p->pid) {	/* process.mark(...): -c's or -x's program */
-		path = exe = target_program(el->session, &why);
-		if (!path) {
-			/* probe ** reaches process.plt: without -c it is not a point */
-			if (!p->from_wildcard)
-				semantic_error(el, NULL, "%s", why);
-			free(why);
-			return false;
-		}
-	} else if (!path) {
-		char *link = xasprintf("/proc/%" PRId64 "/exe", p->pid);
-
-		exe = realpath(link, NULL);
-		free(link);
-		if (!exe) {
-			semantic_error(el, NULL, "cannot probe pid %" PRId64 ": %s", p->pid,
-				       p->pid > 0 && kill((pid_t)p->pid, 0) == 0 ?
-				       "No executable" : "No such process");
-			return false;
-		}
-		path = exe;
+	path = process_point_program(el->session, p->path, p->pid, &why);
+	if (!path) {
+		/* probe ** reaches process.plt: without -c it is not a point */
+		if (p->path || p->pid || !p->from_wildcard)
+			semantic_error(el, NULL, "%s", why);
+		free(why);
+		return false;
 	}
 	ok = program_path(el->session, path, &p->program, &p->program_file, &why);
 	if (!ok) {
 		semantic_error(el, NULL, "%s", why);
 		free(why);
 	}
-	free(exe);
+	free(path);
 	return ok;
 }
 
@@ -730,44 +715,22 @@ static void uprobe_entry(struct emitter *e, struct derived_probe *dp)
 	free(process);
 }
 
+static int process_table(const struct derived_probe *dp)
+{
+	return !((const struct process_probe *)dp->data)->uprobe;
+}
+
+/* The markers' and PLT entries' uprobes first: a process that begins finds them there. */
 static void process_emit(struct emitter *e, struct program *prog)
 {
-	static const char *const types[2] = { "struct stp_utask_probe", "struct stp_uprobe_probe" };
-	static const char *const tables[2] = { "stp_process_tasks", "stp_process_uprobes" };
-	static const char *const regs[2] = { "stp_utasks", "stp_uprobes" };
-	int counts[2] = { 0, 0 };
+	static const struct probe_table tables[2] = {
+		{ "struct stp_uprobe_probe", "stp_process_uprobes", "stp_uprobes_register",
+		  "stp_uprobes_unregister", uprobe_entry },
+		{ "struct stp_utask_probe", "stp_process_tasks", "stp_utasks_register",
+		  "stp_utasks_unregister", life_entry },
+	};
 
-	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
-		if (dp->family == &process_family)
-			counts[((struct process_probe *)dp->data)->uprobe]++;
-	for (int t = 0; t < 2; t++) {
-		if (!counts[t])
-			continue;
-		emit(e, "static %s %s[] = {\n", types[t], tables[t]);
-		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
-			if (dp->family == &process_family &&
-			    ((struct process_probe *)dp->data)->uprobe == t)
-				(t ? uprobe_entry : life_entry)(e, dp);
-		emit(e, "};\n\n");
-	}
-	emit(e, "static int stp_register_process(void)\n{\n\tint rc = 0;\n\n");
-	if (counts[1])
-		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[1], tables[1], tables[1]);
-	if (counts[0]) {
-		emit(e, "\tif (rc)\n\t\treturn rc;\n");
-		emit(e, "\trc = %s_register(%s, ARRAY_SIZE(%s));\n", regs[0], tables[0], tables[0]);
-		if (counts[1])
-			emit(e, "\tif (rc)\n\t\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[1],
-			     tables[1], tables[1]);
-	}
-	emit(e, "\treturn rc;\n}\n\n");
-	emit(e, "static void stp_unregister_process(bool run_end_probes)\n{\n"
-		"\t(void)run_end_probes;\n");
-	for (int t = 0; t < 2; t++)
-		if (counts[t])
-			emit(e, "\t%s_unregister(%s, ARRAY_SIZE(%s));\n", regs[t], tables[t],
-			     tables[t]);
-	emit(e, "}\n\n");
+	emit_probe_tables(e, prog, &process_family, tables, process_table);
 }
 
 const struct probe_family process_family = {
