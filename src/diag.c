@@ -215,6 +215,20 @@ bool diag_warning(const char *fmt, ...)
 	return diag.warnings_as_errors;
 }
 
+bool diag_warning_at(struct token *tok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (diag.suppress_warnings && !diag.warnings_as_errors)
+		return false;
+	if (tok && tok->file && tok->file->is_tapset)
+		return false;	/* about the library, not the user's script */
+	va_start(ap, fmt);
+	diag_vat(diag.warnings_as_errors ? "ERROR" : "WARNING", tok, NULL, fmt, ap);
+	va_end(ap);
+	return diag.warnings_as_errors;
+}
+
 void diag_pass_failed(int pass, const char *what)
 {
 	fprintf(stderr, "Pass %d: %s. " MAN_PAGE("error::pass%d") "\n", pass, what, pass);

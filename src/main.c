@@ -195,12 +195,9 @@ static bool parse_pass(struct passes *p)
 	user = p->user = parse_file(p->pp, p->script, s->guru, true, &errors);
 	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
 	    !user->macros) {
-		if (!user->empty_after_preprocessing) {
-			fprintf(stderr, "Input file '%s' is empty.\n", p->script->name);
-			return false;
-		}
-		errors += diag_warning("input file '%s' is empty after preprocessing.",
-				       p->script->name);
+		fprintf(stderr, "Input file '%s' is empty%s.\n", p->script->name,
+			user->empty_after_preprocessing ? " after preprocessing" : "");
+		return false;
 	}
 	if (errors) {
 		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");

@@ -941,8 +941,11 @@ static struct node *foreach_loop(struct parser *ps, struct token *tok)
 			index_list(ps, filter);
 			fe->filter = filter->args;
 		}
-		if (ps->tok->kind == TOK_IDENT && is_stat_op(ps->tok->text))
+		if (ps->tok->kind == TOK_IDENT && is_stat_op(ps->tok->text)) {
 			fe->sort_aggregate = next_token(ps)->text;
+			if (!peek(ps, "+") && !peek(ps, "-"))	/* "in a @sum+": by it */
+				syntax_error(ps, ps->tok, "expected sort directive");
+		}
 		sort_mark(ps, fe, 0);
 	}
 	if (accept(ps, "limit"))
@@ -1239,6 +1242,9 @@ static void probe(struct parser *ps, bool private_)
 	if (peek(ps, "=") || peek(ps, "+=")) {
 		if (p->points->next)
 			syntax_error(ps, ps->tok, "a probe alias has a single name");
+		if (p->points->optional || p->points->sufficient)
+			syntax_error(ps, p->points->tok, "probe point alias name cannot be optional "
+				     "nor sufficient");
 		p->alias = peek(ps, "=") ? ALIAS_PROLOGUE : ALIAS_EPILOGUE;
 		next_token(ps);
 		p->alias_name = p->points;
@@ -1291,6 +1297,9 @@ static void function(struct parser *ps, bool private_)
 
 			param->tok = expect_ident(ps);
 			param->name = param->tok->text;
+			for (struct symbol *q = f->params; q; q = q->next)
+				if (strcmp(q->name, param->name) == 0)
+					syntax_error(ps, param->tok, "duplicate parameter names");
 			param->kind = SYM_PARAM;
 			param->position = f->nparams;
 			param->type = type_annotation(ps);
@@ -1326,10 +1335,16 @@ static void global_var(struct parser *ps, bool private_)
 	g->name = g->tok->text;
 	g->kind = SYM_GLOBAL;
 	g->private_ = private_;
+	for (struct symbol *o = ps->file->globals; o; o = o->next)	/* as stap: per file */
+		if (strcmp(o->name, g->name) == 0)
+			syntax_error(ps, g->tok, o->private_ == private_ ? "duplicate global name" :
+				     "global versus private variable declaration conflict");
 	g->wrap = accept(ps, "%");
 	if (accept(ps, "[")) {
 		if (ps->tok->kind != TOK_NUMBER)
 			syntax_error(ps, ps->tok, "expected a number for the array's size");
+		if (ps->tok->number < 1 || ps->tok->number > INT32_MAX)
+			syntax_error(ps, ps->tok, "array size out of range");
 		g->array_size = next_token(ps)->number;
 		expect(ps, "]");
 		if (accept(ps, "%"))

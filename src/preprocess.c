@@ -125,6 +125,21 @@ static bool closes(struct token *tok)
 	       token_is(tok, "%)");
 }
 
+/* Whether @NAME is one of the language's operators, which a macro may hide (stap warns). */
+static bool builtin_operator(const char *name)
+{
+	static const char *const operators[] = {
+		"avg", "cast", "count", "defined", "entry", "hist_linear", "hist_log", "kderef",
+		"kregister", "max", "min", "perf", "sum", "uderef", "uregister", "var",
+		"variance", NULL,
+	};
+
+	for (int i = 0; operators[i]; i++)
+		if (strcmp(name, operators[i]) == 0)
+			return true;
+	return false;
+}
+
 /*
  * define = "@define" name ("(" param ("," param)* ")")? "%(" body "%)"
  * Returns the token after the definition.
@@ -141,6 +156,13 @@ static struct token *define_macro(struct expander *ex, struct token *at)
 		return is_eof(tok) ? tok : tok->next;
 	}
 	m->name = tok->text;
+	if (strcmp(m->name, "define") == 0) {
+		pp_error(ex, tok, "attempt to redefine '@define'");
+		return tok->next;
+	}
+	if (builtin_operator(m->name) && diag_warning_at(tok, "macro redefines built-in "
+							  "operator '@%s'", m->name))
+		ex->errors++;
 	tok = tok->next;
 	if (token_is(tok, "(")) {
 		do {

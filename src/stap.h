@@ -148,6 +148,8 @@ void diag_error(const char *fmt, ...) PRINTF_LIKE(1, 2);		/* "ERROR: ..." */
 void diag_system_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);	/* "WARNING: ..." */
 /* A warning about the script: -w silences it, -W makes it an error (then true). */
 bool diag_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* A warning about TOK (not the tapsets'); true when -W makes it an error. */
+bool diag_warning_at(struct token *tok, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* "Pass 2: analysis failed.  [man error::pass2]" */
 void diag_pass_failed(int pass, const char *what);
 void diag_summary(void);	/* how many alike messages were left out */

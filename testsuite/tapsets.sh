@@ -60,6 +60,12 @@ check_corpus() {
 		[ "$all_must_pass" = yes ] || [ -n "$reference" ] || continue
 		if ! (cd "$work/files/$(dirname "$f")" && SYSTEMTAP_TAPSET=$library "$STAP" -r "$rel" \
 			-g -p1 "$(basename "$f")" >"$work/out" 2>"$work/err" </dev/null); then
+			# another architecture's file: nothing is left of it here, and stap
+			# refuses it as a script just the same
+			if [ -z "$reference" ] && grep -q "is empty after preprocessing" "$work/err"; then
+				passed=$((passed + 1))
+				continue
+			fi
 			failures+=("$f: $(grep -m1 -A1 error "$work/err" | tr -s ' \n' ' ')")
 			continue
 		fi
