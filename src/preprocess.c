@@ -438,10 +438,18 @@ static bool cond_term(struct condition *c)
 			return match_test(c, pp->privilege);
 		if (starts_with(name, "CONFIG_"))
 			return config_test(c, kernel_config(pp, name));
-		if (strcmp(name, "guru_mode") == 0) {
+		if (strcmp(name, "guru_mode") == 0) {	/* == or != 0 or 1, as stap allows */
+			struct token *at = c->tok;
 			const char *op = comparison_op(c);
 			int64_t n = number_operand(c);
 
+			if (strcmp(op, "==") != 0 && strcmp(op, "!=") != 0) {
+				c->tok = at;
+				cond_error(c, "expected '==' or '!='");
+			} else if (n != 0 && n != 1) {
+				c->tok = at;
+				cond_error(c, "expected 0 or 1");
+			}
 			return compare_result(op, (pp->session->guru ? 1 : 0) - (n != 0));
 		}
 		c->tok = tok;
@@ -637,6 +645,11 @@ static struct token *expand(struct expander *ex, struct token *tok, struct token
 		}
 		if (token_is(tok, "%(")) {
 			tok = conditional(ex, tok, tail, depth);
+			continue;
+		}
+		if (token_is(tok, "%?")) {	/* a condition's end outside of one */
+			pp_error(ex, tok, "incomplete conditional - missing '%%('");
+			tok = tok->next;
 			continue;
 		}
 		if (tok->kind == TOK_IDENT && strcmp(tok->text, "@define") == 0) {
