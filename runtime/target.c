@@ -11,36 +11,49 @@
  * '$file' at ..."), never an oops.
  */
 
-/* The registers of x86-64 in the DWARF numbering (System V psABI, figure 3.36). */
+/*
+ * DWARF register REGNO of REGS, in the x86-64 numbering (System V psABI, figure 3.36):
+ * false for one pt_regs does not have.  The stack pointer is the one REGS holds (a user
+ * one too), the kernel's being regs->sp on x86-64.
+ */
+static bool stp_regs_dwarf_register(const struct pt_regs *regs, int regno, unsigned long *value)
+{
+	switch (regno) {
+	case 0: *value = regs->ax; return true;
+	case 1: *value = regs->dx; return true;
+	case 2: *value = regs->cx; return true;
+	case 3: *value = regs->bx; return true;
+	case 4: *value = regs->si; return true;
+	case 5: *value = regs->di; return true;
+	case 6: *value = regs->bp; return true;
+	case 7: *value = regs->sp; return true;
+	case 8: *value = regs->r8; return true;
+	case 9: *value = regs->r9; return true;
+	case 10: *value = regs->r10; return true;
+	case 11: *value = regs->r11; return true;
+	case 12: *value = regs->r12; return true;
+	case 13: *value = regs->r13; return true;
+	case 14: *value = regs->r14; return true;
+	case 15: *value = regs->r15; return true;
+	case 16: *value = regs->ip; return true;
+	}
+	return false;
+}
+
+/* DWARF register REGNO of the probe's registers, or 0 and a soft error. */
 static __maybe_unused u64 stp_dwarf_register(struct context *c, unsigned int regno)
 {
-	struct pt_regs *regs = c->regs;
+	unsigned long value;
 
-	if (unlikely(!regs)) {
+	if (unlikely(!c->regs)) {
 		stp_soft_error(c, "no registers in this probe to read target variables from");
 		return 0;
 	}
-	switch (regno) {
-	case 0: return regs->ax;
-	case 1: return regs->dx;
-	case 2: return regs->cx;
-	case 3: return regs->bx;
-	case 4: return regs->si;
-	case 5: return regs->di;
-	case 6: return regs->bp;
-	case 7: return kernel_stack_pointer(regs);
-	case 8: return regs->r8;
-	case 9: return regs->r9;
-	case 10: return regs->r10;
-	case 11: return regs->r11;
-	case 12: return regs->r12;
-	case 13: return regs->r13;
-	case 14: return regs->r14;
-	case 15: return regs->r15;
-	case 16: return regs->ip;
+	if (!stp_regs_dwarf_register(c->regs, (int)regno, &value)) {
+		stp_soft_error(c, "DWARF register %u is not available here", regno);
+		return 0;
 	}
-	stp_soft_error(c, "DWARF register %u is not available here", regno);
-	return 0;
+	return value;
 }
 
 /* $return: the value the function returns. */

@@ -128,27 +128,12 @@ static int stp_uprobe_handler(struct uprobe_consumer *self, struct pt_regs *regs
 	return 0;
 }
 
-/* A DWARF register of the user's registers, for the frame address (0 if unknown). */
-static unsigned long stp_uprobe_register_value(struct pt_regs *regs, int regno)
-{
-	switch (regno) {
-	case 6: return regs->bp;
-	case 7: return regs->sp;
-	case 3: return regs->bx;
-	case 12: return regs->r12;
-	case 13: return regs->r13;
-	case 14: return regs->r14;
-	case 15: return regs->r15;
-	}
-	return 0;
-}
-
 /* A .return probe's function is past its prologue: its @entry values are kept. */
 static int stp_uprobe_entry_handler(struct uprobe_consumer *self, struct pt_regs *regs)
 {
 	struct stp_uprobe_probe *u = container_of(self, struct stp_uprobe_probe,
 						  entry_consumer);
-	unsigned long cfa = stp_uprobe_register_value(regs, u->cfa_regno) + u->cfa_offset;
+	unsigned long cfa = 0;
 	struct stp_hit hit = {
 		.regs = regs, .addr = instruction_pointer(regs),
 		.user_bias = instruction_pointer(regs) - u->entry_vaddr,
@@ -157,6 +142,8 @@ static int stp_uprobe_entry_handler(struct uprobe_consumer *self, struct pt_regs
 
 	if (!stp_uprobe_wanted(u))
 		return 0;
+	stp_regs_dwarf_register(regs, u->cfa_regno, &cfa);	/* pass 2 chose one there is */
+	cfa += u->cfa_offset;
 	s = stp_uprobe_take_slot(u, cfa);
 	if (!s) {
 		atomic64_inc(&stp_skipped_count);
@@ -265,9 +252,12 @@ static int stp_uprobe_register_one(struct stp_uprobe_probe *u)
 	goto out;
 fail:
 	rc = IS_ERR(u->inode) ? PTR_ERR(u->inode) : PTR_ERR(u->process_inode);
-	_stp_warn("cannot probe %s: %s is not there (rc %d)", u->probe->point,
-		  IS_ERR(u->inode) ? u->path : u->process, rc);
+	if (rc == -ENOENT)
+		_stp_warn("cannot probe %s: %s is not there (rc %d)", u->probe->point,
+			  IS_ERR(u->inode) ? u->path : u->process, rc);
 out:
+	if (rc && !(rc == -ENOENT && (IS_ERR(u->inode) || IS_ERR(u->process_inode))))
+		_stp_warn("probe %s registration error (rc %d)", u->probe->point, rc);
 	if (rc)
 		stp_uprobe_release(u);
 	return rc;
@@ -289,7 +279,8 @@ static __maybe_unused void stp_uprobes_unregister(struct stp_uprobe_probe *probe
 	}
 }
 
-/* Like kprobes: a probe that fails is a warning, and only all failing fails the start. */
+/* Like kprobes: a probe that fails is a warning (stp_uprobe_register_one() says it), and
+ * only all failing fails the start. */
 static __maybe_unused int stp_uprobes_register(struct stp_uprobe_probe *probes, size_t count)
 {
 	size_t ok = 0;
@@ -298,10 +289,7 @@ static __maybe_unused int stp_uprobes_register(struct stp_uprobe_probe *probes, 
 	for (size_t i = 0; i < count; i++) {
 		int err = stp_uprobe_register_one(&probes[i]);
 
-		if (err) {
-			if (err != -ENOENT)
-				_stp_warn("probe %s registration error (rc %d)",
-					  probes[i].probe->point, err);
+		if (err) {	/* said */
 			rc = err;
 			continue;
 		}

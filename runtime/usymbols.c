@@ -301,33 +301,6 @@ struct stp_uframe {
 	struct stp_uaddr loc;
 };
 
-/* DWARF register REGNO (x86-64 numbering) of REGS. */
-static bool stp_usym_register(const struct pt_regs *regs, int regno, unsigned long *value)
-{
-#ifdef CONFIG_X86_64
-	switch (regno) {
-	case 0: *value = regs->ax; return true;
-	case 1: *value = regs->dx; return true;
-	case 2: *value = regs->cx; return true;
-	case 3: *value = regs->bx; return true;
-	case 4: *value = regs->si; return true;
-	case 5: *value = regs->di; return true;
-	case 6: *value = regs->bp; return true;
-	case 7: *value = regs->sp; return true;
-	case 8: *value = regs->r8; return true;
-	case 9: *value = regs->r9; return true;
-	case 10: *value = regs->r10; return true;
-	case 11: *value = regs->r11; return true;
-	case 12: *value = regs->r12; return true;
-	case 13: *value = regs->r13; return true;
-	case 14: *value = regs->r14; return true;
-	case 15: *value = regs->r15; return true;
-	case 16: *value = regs->ip; return true;
-	}
-#endif
-	return false;
-}
-
 /* The user registers the current task has at this probe, or NULL (a kernel thread). */
 static struct pt_regs *stp_usym_user_regs(struct context *c)
 {
@@ -392,7 +365,7 @@ static int stp_uunwind(struct pt_regs *regs, unsigned long pc, unsigned long sp,
 				base = sp;
 			else if (reg == 6 && bp_known)
 				base = bp;
-			else if (n > 1 || !regs || !stp_usym_register(regs, reg, &base))
+			else if (n > 1 || !regs || !stp_regs_dwarf_register(regs, reg, &base))
 				break;
 			cfa = base + STP_UNWIND_OFFSET(rule);
 		}

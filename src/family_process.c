@@ -164,6 +164,22 @@ static bool find_program(struct elaborator *el, struct process_point *p)
 
 /* ---- the life of processes ---- */
 
+/* N as the signed number the C START gives: register REGNO's (guru mode may set it), or
+ * (-1) a value computed from the process's registers and memory. */
+static enum target_resolution number_value(struct node *n, char *start, int regno)
+{
+	struct target_access *a = xcalloc(1, sizeof(*a));
+
+	a->start = start;
+	a->start_is_value = true;
+	a->user = true;
+	a->regno = regno;
+	a->result = TRESULT_LONG;
+	a->size = 8;
+	a->is_signed = true;
+	return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+}
+
 /* " $syscall:long $arg1:long ... $arg6:long", and $return at a .return (-L) */
 static char *syscall_variables(int event)
 {
@@ -177,7 +193,6 @@ static enum target_resolution syscall_target(struct elaborator *el, struct proce
 					     struct node *n, bool quiet)
 {
 	const char *name = n->string + 1;
-	struct target_access *a;
 	char *start = NULL, *end;
 	long i;
 
@@ -196,14 +211,7 @@ static enum target_resolution syscall_target(struct elaborator *el, struct proce
 		free(start);
 		return TARGET_UNRESOLVED;
 	}
-	a = xcalloc(1, sizeof(*a));
-	a->start = start;
-	a->start_is_value = true;
-	a->regno = -1;
-	a->result = TRESULT_LONG;
-	a->size = 8;
-	a->is_signed = true;
-	return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+	return number_value(n, start, -1);
 }
 
 static bool life_build(struct elaborator *el, struct process_point *p,
@@ -612,7 +620,6 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 {
 	struct process_probe *p = dp->data;
 	const char *name = n->string + 1;	/* past the '$' */
-	struct target_access *a;
 	char *end;
 	long i;
 
@@ -636,15 +643,7 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 	}
 	if (p->plt && p->is_return && strcmp(name, "return") == 0 && !n->components &&
 	    !n->pretty && !n->addressof) {	/* the return register: a number */
-		a = xcalloc(1, sizeof(*a));
-		a->start = xstrdup("stp_return_value(c)");
-		a->start_is_value = true;
-		a->user = true;
-		a->regno = 0;
-		a->result = TRESULT_LONG;
-		a->size = 8;
-		a->is_signed = true;
-		return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+		return number_value(n, xstrdup("stp_return_value(c)"), 0);
 	}
 	i = starts_with(name, "arg") && !p->plt ? strtol(name + 3, &end, 10) : 0;
 	if (i < 1 || i > p->nargs || *end) {
@@ -670,15 +669,7 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 				       "number", name);
 		return TARGET_UNRESOLVED;
 	}
-	a = xcalloc(1, sizeof(*a));
-	a->start = xstrdup(p->args[i - 1].c);
-	a->start_is_value = true;
-	a->user = true;
-	a->regno = -1;
-	a->result = TRESULT_LONG;
-	a->size = 8;
-	a->is_signed = true;
-	return target_resolved(n, a) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+	return number_value(n, xstrdup(p->args[i - 1].c), -1);
 }
 
 static char *process_list_variables(struct derived_probe *dp)
