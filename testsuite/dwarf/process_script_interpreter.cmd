@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -l 'process("/usr/bin/uprog-script").function("add")'
