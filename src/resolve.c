@@ -280,6 +280,27 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
 	strlist_free(&names);
 }
 
+/*
+ * An embedded-C function whose code has the guru pragma (a comment of the one word
+ * "guru") is too unsafe for a script without -g; the tapsets are trusted to call it
+ * safely, as stap(1) says of the pragma.
+ */
+static bool guru_only(struct function *f)
+{
+	return f->embedded && strstr(f->embedded->text, "/* guru */");
+}
+
+static void refuse_guru_only_call(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	if (el->session->guru || (sc->file && sc->file->source && sc->file->source->is_tapset))
+		return;
+	for (struct function *f = n->func; f; f = f->next_overload)
+		if (guru_only(f)) {
+			semantic_error(el, n->tok, "function may not be used unless -g is specified");
+			return;
+		}
+}
+
 static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n)
 {
 	struct function **all, **fitting;
@@ -300,8 +321,10 @@ static void resolve_call(struct elaborator *el, struct scope *sc, struct node *n
 		semantic_error_related(el, n->tok, all[0]->tok,
 				       "arity mismatch found (function '%s' takes %d args)",
 				       n->string, all[0]->nparams);
-	else
+	else {
 		n->func = overload_group(el, fitting, nfitting);
+		refuse_guru_only_call(el, sc, n);
+	}
 	free(fitting);
 	free(all);
 }
