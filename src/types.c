@@ -59,6 +59,13 @@ static void learn_symbol_type(struct elaborator *el, struct symbol *sym, enum st
 /* Learns that SYM has ARITY keys (0: a scalar). */
 static void learn_arity(struct elaborator *el, struct symbol *sym, int arity, struct token *tok)
 {
+	/* "global a[N]" declares an array: each use as a scalar is an error at the
+	 * declaration, in stap's words (without the arities) */
+	if (arity == 0 && sym->kind == SYM_GLOBAL && sym->array_size) {
+		if (el->report)
+			semantic_error(el, sym->tok, "inconsistent arity");
+		return;
+	}
 	if (sym->arity == -1 || (sym->arity == 0 && !sym->arity_tok)) {
 		if (sym->arity != arity || !sym->arity_tok)
 			el->changed = true;
@@ -551,4 +558,10 @@ void infer_types(struct elaborator *el)
 		check_resolved(el, f->locals, false);
 	}
 	check_resolved(el, el->prog->globals, true);
+	/* "global a%" wraps an array when full; stap names only the first scalar so declared */
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (g->wrap && g->arity == 0) {
+			semantic_error(el, g->tok, "wrapping not supported for scalars");
+			break;
+		}
 }
