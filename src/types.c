@@ -56,27 +56,30 @@ static void learn_symbol_type(struct elaborator *el, struct symbol *sym, enum st
 		   sym->kind == SYM_PARAM ? sym->position : -1);
 }
 
-/* Learns that SYM has ARITY keys (0: a scalar). */
-static void learn_arity(struct elaborator *el, struct symbol *sym, int arity, struct token *tok)
+/* Learns that SYM has ARITY keys (0: a scalar); false if it cannot have. */
+static bool learn_arity(struct elaborator *el, struct symbol *sym, int arity, struct token *tok)
 {
 	/* "global a[N]" declares an array: each use as a scalar is an error at the
 	 * declaration, in stap's words (without the arities) */
 	if (arity == 0 && sym->kind == SYM_GLOBAL && sym->array_size) {
 		if (el->report)
 			semantic_error(el, sym->tok, "inconsistent arity");
-		return;
+		return false;
 	}
 	if (sym->arity == -1 || (sym->arity == 0 && !sym->arity_tok)) {
 		if (sym->arity != arity || !sym->arity_tok)
 			el->changed = true;
 		sym->arity = arity;
 		sym->arity_tok = tok;
-		return;
+		return true;
 	}
-	if (sym->arity != arity && el->report) {
+	if (sym->arity == arity)
+		return true;
+	if (el->report) {
 		semantic_error(el, tok, "inconsistent arity (%d vs %d)", sym->arity, arity);
 		semantic_error(el, sym->arity_tok, "arity %d first inferred here", sym->arity);
 	}
+	return false;
 }
 
 static enum stap_type infer(struct typing *ty, struct node *n);
@@ -266,8 +269,9 @@ static enum stap_type infer_assign(struct typing *ty, struct node *n)
 static void push_stats(struct typing *ty, struct node *n)
 {
 	if (n->kind == ND_VAR && n->sym) {
-		learn_arity(ty->el, n->sym, 0, n->tok);
-		learn_symbol_type(ty->el, n->sym, TYPE_STATS, n->tok);
+		/* an array is not a statistic: stap says only that the arity is wrong */
+		if (learn_arity(ty->el, n->sym, 0, n->tok))
+			learn_symbol_type(ty->el, n->sym, TYPE_STATS, n->tok);
 	} else if (n->kind == ND_INDEX && n->lhs->kind == ND_VAR && n->lhs->sym) {
 		infer(ty, n);
 		learn_symbol_type(ty->el, n->lhs->sym, TYPE_STATS, n->lhs->tok);
