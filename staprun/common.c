@@ -17,6 +17,7 @@
 
 const char *program_name = "staprun";
 int verbosity;
+void (*fatal_cleanup)(void);
 
 void print_error(const char *fmt, va_list ap)
 {
@@ -32,6 +33,12 @@ void fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	print_error(fmt, ap);
 	va_end(ap);
+	if (fatal_cleanup) {
+		void (*cleanup)(void) = fatal_cleanup;
+
+		fatal_cleanup = NULL;	/* once, even if it fails in turn */
+		cleanup();
+	}
 	exit(1);
 }
 
@@ -56,7 +63,7 @@ bool parse_rotation(const char *arg, long *megabytes, long *files)
 	char size[32];
 
 	*files = 0;
-	if (comma && !parse_number(comma + 1, 1, INT_MAX, files))
+	if (comma && !parse_number(comma + 1, 1, OUTPUT_FILES_MAX, files))
 		return false;
 	if ((comma ? (size_t)(comma - arg) : strlen(arg)) >= sizeof(size))
 		return false;
@@ -118,11 +125,58 @@ static bool is_regular_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-char *sibling_program(const char *name, const char *fallback)
+/*
+ * PATH (links resolved) is root's and only root may change it: the file is not group- or
+ * other-writable, and no folder above it is writable by others, or by a group other than
+ * root's.  Else an "ERROR: ..." line and false.
+ */
+static bool installed_by_root(const char *path)
+{
+	char *real = realpath(path, NULL);
+	struct stat st;
+	bool ok = false;
+
+	if (!real) {
+		fprintf(stderr, "ERROR: cannot find %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || access(real, X_OK) != 0) {
+		fprintf(stderr, "ERROR: %s is not an executable file\n", path);
+		goto out;
+	}
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "ERROR: %s must be owned by root and writable by nobody else: "
+			"staprun running setuid root runs only what root installed\n", real);
+		goto out;
+	}
+	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+		*slash = '\0';
+		if (stat(*real ? real : "/", &st) != 0 || st.st_uid != 0 ||
+		    (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != 0)) {
+			fprintf(stderr, "ERROR: the folder %s must be owned by root and writable by "
+				"nobody else: staprun running setuid root runs only what root "
+				"installed\n", *real ? real : "/");
+			goto out;
+		}
+	}
+	ok = true;
+out:
+	free(real);
+	return ok;
+}
+
+char *trusted_program(const char *name, const char *installed)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n;
 
+	if (getuid() != 0 || geteuid() != 0 || getgid() != getegid()) {
+		/* setuid (or not root at all): a program beside this one may be anybody's */
+		if (!installed_by_root(installed))
+			return NULL;
+		return strdup(installed);
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char path[PATH_MAX + 64];
 
@@ -131,7 +185,7 @@ char *sibling_program(const char *name, const char *fallback)
 		if (is_regular_executable(path))
 			return strdup(path);
 	}
-	return strdup(fallback);
+	return strdup(installed);
 }
 
 void arglist_add(struct arglist *l, const char *arg)

@@ -147,6 +147,9 @@ static void forward_stdin(struct session *s)
 	}
 }
 
+/* The signals whose handlers only set a flag for the session loop. */
+static const int flag_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR2, SIGCHLD };
+
 static void on_stop_signal(int sig)
 {
 	(void)sig;
@@ -233,11 +236,33 @@ static void report_counts(struct session *s, const struct stp_msg_exited *counts
 		s->status = 1;
 }
 
+/*
+ * Once the module has started, everything that needs root is open (the control channel
+ * and the output buffers, then the module's __stdin): stapio goes on as the real user,
+ * for good.  Output files are the real user's already; staprun -d, which removes the
+ * module at the end, is setuid root on its own.
+ */
+static void drop_privileges(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (uid == geteuid() && gid == getegid())
+		return;
+	if (setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
+		fatal("cannot give up root privileges: %s", strerror(errno));
+	if (uid != 0 && (setresuid((uid_t)-1, 0, (uid_t)-1) == 0 || geteuid() == 0))
+		fatal("root privileges came back after they were given up");
+	say(1, "running as user %d from now on", (int)uid);
+}
+
 static void handle_started(struct session *s, const struct stp_msg_started *started)
 {
 	say(1, "module started, status %d", started->status);
 	if (started->status == 0) {
 		s->started = true;
+		open_module_stdin(s);
+		drop_privileges();
 		if (s->have_child) {
 			if (stop_requested)
 				child_kill();	/* ended before it began */
@@ -457,12 +482,22 @@ enum outcome { SESSION_ENDED, SESSION_DETACHED };
 static enum outcome run_session(struct session *s)
 {
 	struct pollfd *pfds = calloc(s->nrelays + 2, sizeof(*pfds));
-	bool daemonized = false, stdin_looked = false;
+	bool daemonized = false;
+	sigset_t blocked, unblocked;
 
 	if (!pfds)
 		fatal("out of memory");
+	/*
+	 * The signals that set flags are held while the flags are looked at, and let in only
+	 * while waiting (ppoll): one that comes just before the wait ends it at once.
+	 */
+	sigemptyset(&blocked);
+	for (size_t i = 0; i < sizeof(flag_signals) / sizeof(flag_signals[0]); i++)
+		sigaddset(&blocked, flag_signals[i]);
+	sigprocmask(SIG_BLOCK, &blocked, &unblocked);
 	if (opt.attach) {
 		s->started = true;
+		drop_privileges();
 		say(1, "attached to the running session of %s", s->module);
 	} else {
 		struct stp_msg_start start = { .target_pid = opt.target_pid };
@@ -471,19 +506,20 @@ static enum outcome run_session(struct session *s)
 	}
 	while (!s->exited) {
 		bool relays_woke = false;
-		int ready, timeout = opt.timeout_ms;
+		struct timespec timeout = {
+			.tv_sec = opt.timeout_ms / 1000,
+			.tv_nsec = (long)(opt.timeout_ms % 1000) * 1000000,
+		};
+		int ready;
 
 		if (opt.load_only && s->started) {
 			free(pfds);
+			sigprocmask(SIG_SETMASK, &unblocked, NULL);
 			return SESSION_DETACHED;
 		}
 		if (opt.daemon && s->started && !daemonized && !s->exit_sent) {
 			daemonize(s);
 			daemonized = true;
-		}
-		if (s->started && !stdin_looked) {
-			open_module_stdin(s);
-			stdin_looked = true;
 		}
 		pfds[0] = (struct pollfd){ .fd = s->ctl_fd, .events = POLLIN };
 		for (size_t i = 0; i < s->nrelays; i++)
@@ -495,11 +531,11 @@ static enum outcome run_session(struct session *s)
 			.fd = s->stdin_fd >= 0 && !s->exit_sent ? STDIN_FILENO : -1,
 			.events = POLLIN,
 		};
-		ready = poll(pfds, s->nrelays + 2, timeout);
+		ready = ppoll(pfds, s->nrelays + 2, &timeout, &unblocked);
 		if (ready > 0 && pfds[s->nrelays + 1].revents)
 			forward_stdin(s);
 		if (ready < 0 && errno != EINTR)
-			fatal("poll: %s", strerror(errno));
+			fatal("ppoll: %s", strerror(errno));
 		for (size_t i = 0; ready > 0 && i < s->nrelays; i++) {
 			if (pfds[i + 1].revents & (POLLERR | POLLHUP | POLLNVAL))
 				s->relays[i].polled = false;	/* the timeout drives it now */
@@ -519,6 +555,7 @@ static enum outcome run_session(struct session *s)
 		}
 		if (detach_requested && !s->exit_sent) {
 			free(pfds);
+			sigprocmask(SIG_SETMASK, &unblocked, NULL);
 			return SESSION_DETACHED;
 		}
 		if (s->have_child && s->started && child_reap()) {
@@ -538,6 +575,7 @@ static enum outcome run_session(struct session *s)
 		}
 	}
 	free(pfds);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	if (s->stdin_fd >= 0)
 		close(s->stdin_fd);
 	s->stdin_fd = -1;
@@ -548,14 +586,22 @@ static enum outcome run_session(struct session *s)
 /* Removal needs privilege; staprun does it. */
 static int remove_module(const char *module)
 {
-	char *staprun = sibling_program("staprun", STAPRUN_PATH);
+	char *staprun = trusted_program("staprun", STAPRUN_PATH);
 	int status;
 	pid_t pid;
 
+	if (!staprun) {
+		fprintf(stderr, "ERROR: cannot remove module %s without staprun\n", module);
+		return 1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { "staprun", "-d", (char *)module, NULL };
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 
 		execv(staprun, argv);
 		fprintf(stderr, "ERROR: cannot run %s: %s\n", staprun, strerror(errno));
@@ -570,9 +616,16 @@ static int remove_module(const char *module)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
-static const char *module_arg;	/* the last argument, once the options are known bad */
+static const char *module_arg;	/* the module staprun loaded (the last argument) */
 
-/* A wrong option after staprun has loaded the module: do not leave it behind. */
+/* A failure after staprun has loaded the module: do not leave it behind. */
+static void remove_loaded_module(void)
+{
+	if (module_arg && !opt.attach)
+		remove_module(module_arg);
+}
+
+/* A wrong option: the module staprun loaded is removed (fatal_cleanup). */
 static void __attribute__((format(printf, 1, 2), noreturn)) refuse(const char *fmt, ...)
 {
 	va_list ap;
@@ -580,8 +633,7 @@ static void __attribute__((format(printf, 1, 2), noreturn)) refuse(const char *f
 	va_start(ap, fmt);
 	print_error(fmt, ap);
 	va_end(ap);
-	if (module_arg && !opt.attach)
-		remove_module(module_arg);
+	remove_loaded_module();
 	exit(1);
 }
 
@@ -619,6 +671,7 @@ static void parse_options(int argc, char **argv)
 			opt.attach = true;
 	if (argc > 1 && argv[argc - 1][0] != '-')
 		module_arg = argv[argc - 1];
+	fatal_cleanup = remove_loaded_module;
 	while ((c = getopt(argc, argv, "+vwc:x:o:S:T:DLA")) != -1) {
 		switch (c) {
 		case 'v':
@@ -680,6 +733,7 @@ static void parse_options(int argc, char **argv)
 	opt.out.daemon = opt.daemon;
 }
 
+/* Handlers for the session's signals, and none blocked (whatever the parent blocked). */
 static void set_signals(void)
 {
 	struct sigaction stop = { .sa_handler = on_stop_signal };
@@ -687,6 +741,7 @@ static void set_signals(void)
 	struct sigaction usr2 = { .sa_handler = on_switch_signal, .sa_flags = SA_RESTART };
 	struct sigaction chld = { .sa_handler = on_child_signal, .sa_flags = SA_NOCLDSTOP };
 	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	sigset_t none;
 
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
@@ -695,6 +750,8 @@ static void set_signals(void)
 	sigaction(SIGUSR2, &usr2, NULL);
 	sigaction(SIGCHLD, &chld, NULL);
 	sigaction(SIGPIPE, &ignore, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 int main(int argc, char **argv)

@@ -39,39 +39,56 @@ static void out_of_memory(void)
 	fatal("out of memory");
 }
 
+/*
+ * The file system ids become UID and GID; false if they did not (setfsuid() tells no
+ * failure: the ids are asked again).
+ */
+static bool set_fs_ids(uid_t uid, gid_t gid)
+{
+	setfsgid(gid);
+	setfsuid(uid);
+	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
+}
+
+/* Back to the effective ids after acting as the real user; stopping is all that is left. */
+static void restore_fs_ids(void)
+{
+	if (!set_fs_ids(geteuid(), getegid()))
+		fatal("cannot switch back from the file system ids of the real user");
+}
+
 int open_as_user(const char *path, int flags, mode_t mode)
 {
-	uid_t uid = getuid(), euid = geteuid();
-	gid_t gid = getgid(), egid = getegid();
-	bool switch_ids = uid != euid || gid != egid;
+	bool switch_ids = getuid() != geteuid() || getgid() != getegid();
 	int fd, err;
 
-	if (switch_ids) {
-		setfsgid(gid);
-		setfsuid(uid);
+	if (switch_ids && !set_fs_ids(getuid(), getgid())) {
+		restore_fs_ids();
+		errno = EPERM;
+		return -1;
 	}
 	fd = open(path, flags, mode);
 	err = errno;
-	if (switch_ids) {
-		setfsuid(euid);
-		setfsgid(egid);
-	}
+	if (switch_ids)
+		restore_fs_ids();
 	errno = err;
 	return fd;
 }
 
 static int unlink_as_user(const char *path)
 {
-	uid_t uid = getuid(), euid = geteuid();
-	gid_t gid = getgid(), egid = getegid();
+	bool switch_ids = getuid() != geteuid() || getgid() != getegid();
 	int rc, err;
 
-	setfsgid(gid);
-	setfsuid(uid);
+	if (switch_ids && !set_fs_ids(getuid(), getgid())) {
+		restore_fs_ids();
+		errno = EPERM;
+		return -1;
+	}
 	rc = unlink(path);
 	err = errno;
-	setfsuid(euid);
-	setfsgid(egid);
+	if (switch_ids)
+		restore_fs_ids();
 	errno = err;
 	return rc;
 }

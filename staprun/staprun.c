@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -169,7 +170,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 			if (!parse_rotation(optarg, &n, &files))
 				usage_error("Invalid file size option '%s' (should be SIZE[,N]: "
-					    "megabytes, then a number of files, both >= 1)", optarg);
+					    "megabytes, then a number of files from 1 to %d)",
+					    optarg, OUTPUT_FILES_MAX);
 			o->rotate = optarg;
 			break;
 		}
@@ -236,9 +238,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 		if (!eq || !is_identifier(s, eq - s))
 			usage_error("'%s' is not a VAR=VALUE setting of a global variable", s);
-		if (strpbrk(eq + 1, " \t\n") && strchr(eq + 1, '"'))
-			usage_error("the value of %.*s cannot hold both spaces and '\"'",
-				    (int)(eq - s), s);
+		/* the kernel's parser would take it for a quote, and join what follows */
+		if (strchr(eq + 1, '"'))
+			usage_error("the value of %.*s cannot hold '\"'", (int)(eq - s), s);
 	}
 	if (o->target_pid && kill((pid_t)atol(o->target_pid), 0) != 0 && errno == ESRCH)
 		usage_error("-x %s: there is no process %s", o->target_pid, o->target_pid);
@@ -301,40 +303,33 @@ struct module_file {
 	size_t len;
 };
 
-/* MODULE may be a path, a file name, or a name installed under /lib/modules/REL/systemtap. */
-static char *find_module(const char *arg, const char *release)
+/* /lib/modules/REL/systemtap: where bare module names are, and what stapusr may load. */
+static char *systemtap_folder(const char *release)
 {
-	size_t n = strlen(arg);
-	bool has_ko = n > 3 && strcmp(arg + n - 3, ".ko") == 0;
-	char *path;
+	char *dir;
 
-	if (asprintf(&path, "%s%s", arg, has_ko ? "" : ".ko") < 0)
+	if (asprintf(&dir, "/lib/modules/%s/systemtap", release) < 0)
 		fatal("out of memory");
-	if (access(path, F_OK) == 0 || strchr(arg, '/'))
-		return path;
-	free(path);
-	if (asprintf(&path, "/lib/modules/%s/systemtap/%s%s", release, arg,
-		     has_ko ? "" : ".ko") < 0)
-		fatal("out of memory");
-	return path;
+	return dir;
 }
 
-/* Opened once: everything checked afterwards is about this open file and its bytes. */
-static void open_module(struct module_file *m, const char *arg, const char *release)
+/*
+ * MODULE names a file when it has a '/' or ends in .ko (staprun ./watch.ko, staprun
+ * watch.ko); a bare NAME is /lib/modules/REL/systemtap/NAME.ko, never a file of the
+ * current folder, which may be anybody's (cd /tmp; staprun watch).
+ */
+static bool names_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return strchr(arg, '/') || (n > 3 && strcmp(arg + n - 3, ".ko") == 0);
+}
+
+/* The module's bytes, from the open file m->fd. */
+static void read_module(struct module_file *m)
 {
 	size_t got = 0;
 
-	m->path = find_module(arg, release);
-	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0 && errno == ENOENT && !strchr(arg, '/'))
-		fatal("cannot find module %s: not in the current folder, nor at %s", arg,
-		      m->path);
-	if (m->fd < 0)
-		fatal("cannot open module %s: %s", m->path, strerror(errno));
-	if (fstat(m->fd, &m->st) != 0)
-		fatal("cannot examine module %s: %s", m->path, strerror(errno));
-	if (!S_ISREG(m->st.st_mode))
-		fatal("%s is not a regular file", m->path);
 	if (m->st.st_size > MODULE_SIZE_MAX)
 		fatal("%s is too large (%lld bytes) to be a stapler module", m->path,
 		      (long long)m->st.st_size);
@@ -354,56 +349,223 @@ static void open_module(struct module_file *m, const char *arg, const char *rele
 	}
 }
 
-/* Root-owned and not writable by others: what a stapusr member may trust. */
-static void check_trusted(const char *path, const struct stat *st, mode_t forbidden)
+/* Flags of the open of a module: never wait (a FIFO), never become a terminal's owner. */
+#define MODULE_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/* The file system ids of the process become the real user's (true), or back to root's. */
+static void act_as_real_user(bool yes)
+{
+	uid_t uid = yes ? getuid() : geteuid();
+	gid_t gid = yes ? getgid() : getegid();
+
+	/* setfsuid() says nothing of failures: ask again what the ids are */
+	setfsgid(gid);
+	setfsuid(uid);
+	if ((uid_t)setfsuid(-1) != uid || (gid_t)setfsgid(-1) != gid)
+		fatal("cannot switch to the file system ids %s", yes ? "of the real user" :
+		      "of root");
+}
+
+/*
+ * Root and stapdev: MODULE opened with the real user's rights (a member of stapdev
+ * loads what they can read, no more), and only if it is a regular file: it is looked at
+ * before it is opened, so a FIFO or a device is never opened.
+ */
+static void open_module_as_user(struct module_file *m, const char *arg, const char *release)
+{
+	struct stat before;
+	int err = 0;
+
+	if (names_file(arg)) {
+		m->path = strdup(arg);
+		if (!m->path)
+			fatal("out of memory");
+	} else {
+		char *dir = systemtap_folder(release);
+
+		if (asprintf(&m->path, "%s/%s.ko", dir, arg) < 0)
+			fatal("out of memory");
+		free(dir);
+	}
+	act_as_real_user(true);
+	if (stat(m->path, &before) != 0)
+		err = errno;
+	else if (S_ISREG(before.st_mode) &&
+		 (m->fd = open(m->path, MODULE_OPEN_FLAGS)) < 0)
+		err = errno;
+	act_as_real_user(false);
+	if (err == ENOENT && !names_file(arg))
+		fatal("cannot find module %s: there is no %s (a module file in the current "
+		      "folder is named with its .ko, or a path: ./%s.ko)", arg, m->path, arg);
+	if (err)
+		fatal("cannot open module %s: %s", m->path, strerror(err));
+	if (!S_ISREG(before.st_mode))
+		fatal("%s is not a regular file", m->path);
+	if (fstat(m->fd, &m->st) != 0)
+		fatal("cannot examine module %s: %s", m->path, strerror(errno));
+	if (m->st.st_dev != before.st_dev || m->st.st_ino != before.st_ino)
+		fatal("%s changed while it was being opened", m->path);
+}
+
+/* Root-owned and writable by nobody else: what a stapusr member may trust. */
+static void check_trusted(const char *path, const struct stat *st)
 {
 	if (st->st_uid != 0)
 		fatal("%s must be owned by root for members of stapusr to load modules from it",
 		      path);
-	if (st->st_mode & forbidden)
-		fatal("%s must not be writable by %s for members of stapusr to load modules "
-		      "from it", path, forbidden & S_IWGRP ? "group or others" : "others");
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		fatal("%s must not be writable by group or others for members of stapusr to "
+		      "load modules from it", path);
+}
+
+/* The systemtap folder (open as TOP) and every folder above it are root's alone. */
+static void check_systemtap_folder(int top, const char *dir)
+{
+	char fdlink[64], real[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(top, &st) != 0)
+		fatal("cannot examine %s: %s", dir, strerror(errno));
+	check_trusted(dir, &st);
+	snprintf(fdlink, sizeof(fdlink), "/proc/self/fd/%d", top);
+	n = readlink(fdlink, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/')
+		fatal("cannot tell where %s is (is /proc mounted?)", dir);
+	real[n] = '\0';
+	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+		*slash = '\0';
+		if (stat(*real ? real : "/", &st) != 0)
+			fatal("cannot examine %s: %s", *real ? real : "/", strerror(errno));
+		check_trusted(*real ? real : "/", &st);
+	}
 }
 
 /*
- * stapusr members may load only what the administrator installed: the open file must
- * lie (all links resolved) under /lib/modules/REL/systemtap, be root's and be writable
- * by nobody else, and so must be the folders from there down to it.
+ * The part of ARG below the systemtap folder DIR: ARG.ko for a bare name; for a path,
+ * what follows DIR (as named, or with its links resolved), made absolute from the current
+ * folder.  NULL when ARG is not under DIR.
  */
-static void check_installed_module(const struct module_file *m, const char *release)
+static char *path_below(const char *arg, const char *dir)
 {
-	char dir[PATH_MAX], fdlink[64], real[PATH_MAX], *top;
-	struct stat st;
-	size_t toplen;
-	ssize_t n;
+	char *abs = NULL, *real = realpath(dir, NULL), *below = NULL;
+	const char *prefixes[2] = { dir, real };
 
-	snprintf(dir, sizeof(dir), "/lib/modules/%s/systemtap", release);
-	snprintf(fdlink, sizeof(fdlink), "/proc/self/fd/%d", m->fd);
-	n = readlink(fdlink, real, sizeof(real) - 1);
-	if (n <= 0)
-		fatal("cannot tell where %s is (is /proc mounted?): %s", m->path,
-		      n ? strerror(errno) : "empty link");
-	real[n] = '\0';
-	top = realpath(dir, NULL);
-	toplen = top ? strlen(top) : 0;
-	if (!top || strncmp(real, top, toplen) != 0 || real[toplen] != '/')
-		fatal("members of the group stapusr may only load modules installed under %s; "
-		      "%s is not there%s%s%s (ask an administrator to install it, or to add you "
-		      "to the group stapdev)", dir, m->path,
-		      strcmp(real, m->path) ? " (it is " : "", strcmp(real, m->path) ? real : "",
-		      strcmp(real, m->path) ? ")" : "");
-	/* the path still names the file that was opened (not renamed or replaced since) */
-	if (stat(real, &st) != 0 || st.st_dev != m->st.st_dev || st.st_ino != m->st.st_ino)
-		fatal("%s changed while it was being checked", m->path);
-	check_trusted(real, &m->st, S_IWGRP | S_IWOTH);
-	for (char *slash = real + toplen; slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (stat(real, &st) != 0)
-			fatal("cannot examine %s: %s", real, strerror(errno));
-		check_trusted(real, &st, S_IWOTH);
-		*slash = '/';
+	if (!names_file(arg)) {
+		if (asprintf(&below, "%s.ko", arg) < 0)
+			fatal("out of memory");
+		free(real);
+		return below;
 	}
-	free(top);
+	if (arg[0] == '/') {
+		abs = strdup(arg);
+	} else {
+		char *cwd = getcwd(NULL, 0);
+
+		if (cwd && asprintf(&abs, "%s/%s", cwd, arg) < 0)
+			abs = NULL;
+		free(cwd);
+	}
+	for (int i = 0; abs && !below && i < 2; i++) {
+		size_t n = prefixes[i] ? strlen(prefixes[i]) : 0;
+
+		if (n && strncmp(abs, prefixes[i], n) == 0 && abs[n] == '/')
+			below = strdup(abs + n + 1);
+	}
+	free(abs);
+	free(real);
+	return below;
+}
+
+/*
+ * stapusr: only what the administrator installed.  The file is reached from the systemtap
+ * folder one name at a time, as root (a root-only module there is fine), following no
+ * symbolic link and no "..", and every folder on the way and the file itself must be
+ * root's and writable by nobody else; the file is looked at before it is opened, so only
+ * a regular file is.  Refusals name the path as given, never what a link points to.
+ */
+static void open_installed_module(struct module_file *m, const char *arg, const char *release)
+{
+	char *dir = systemtap_folder(release), *below = path_below(arg, dir), *name, *next;
+	struct stat st;
+	int fd;
+
+	if (!below)
+		fatal("members of the group stapusr may only load modules installed under %s; "
+		      "%s is not there (ask an administrator to install it, or to add you to "
+		      "the group stapdev)", dir, arg);
+	if (asprintf(&m->path, "%s/%s", dir, below) < 0)
+		fatal("out of memory");
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fatal("cannot find module %s: %s: %s", arg, dir, strerror(errno));
+	check_systemtap_folder(fd, dir);
+	for (name = below; (next = strchr(name, '/')); name = next + 1) {
+		int sub;
+
+		*next = '\0';
+		if (!*name || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0)
+			fatal("%s: members of the group stapusr may not name a module with '..'",
+			      m->path);
+		sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			fatal("%s passes through the symbolic link %s: members of the group stapusr "
+			      "may load only modules installed under %s, not through links", m->path,
+			      name, dir);
+		if (sub < 0)
+			fatal("cannot open module %s: %s: %s", m->path, name, strerror(errno));
+		close(fd);
+		fd = sub;
+		if (fstat(fd, &st) != 0)
+			fatal("cannot examine %s: %s", name, strerror(errno));
+		if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+			char *folder;
+
+			if (asprintf(&folder, "%s/%.*s", dir, (int)(next - below),
+				     m->path + strlen(dir) + 1) < 0)
+				fatal("out of memory");
+			check_trusted(folder, &st);
+		}
+	}
+	if (strcmp(name, "..") == 0 || strcmp(name, ".") == 0 || !*name)
+		fatal("%s is not a module file", m->path);
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			fatal("cannot find module %s: there is no %s", arg, m->path);
+		fatal("cannot open module %s: %s", m->path, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		fatal("%s is a symbolic link: members of the group stapusr may load only module "
+		      "files installed under %s, not links", m->path, dir);
+	if (!S_ISREG(st.st_mode))
+		fatal("%s is not a regular file", m->path);
+	check_trusted(m->path, &st);
+	m->fd = openat(fd, name, MODULE_OPEN_FLAGS | O_NOFOLLOW);
+	if (m->fd < 0)
+		fatal("cannot open module %s: %s", m->path, strerror(errno));
+	if (fstat(m->fd, &m->st) != 0)
+		fatal("cannot examine module %s: %s", m->path, strerror(errno));
+	if (m->st.st_dev != st.st_dev || m->st.st_ino != st.st_ino)
+		fatal("%s changed while it was being opened", m->path);
+	check_trusted(m->path, &m->st);
+	close(fd);
+	free(below);
+	free(dir);
+}
+
+/* Opened once: everything checked afterwards is about this open file and its bytes. */
+static void open_module(struct module_file *m, const char *arg, enum privilege priv,
+			const char *release)
+{
+	m->fd = -1;
+	if (priv == PRIV_STAPUSR)
+		open_installed_module(m, arg, release);
+	else
+		open_module_as_user(m, arg, release);
+	read_module(m);
 }
 
 static void check_module(const struct module_file *m, struct modimage_info *info,
@@ -518,13 +680,49 @@ static void explain_insert_error(int err, const char *path, const char *name)
 	}
 }
 
+/* ---- who owns a session ---- */
+
+/*
+ * A session is its loader's: the module's folder in debugfs (made by the module as it
+ * loads, gone when it is removed) is given to the real user who loaded it.  Root, members
+ * of stapdev and that user may attach to it and remove it; other members of stapusr may
+ * not (they would read its output, or end it).
+ */
+static bool record_owner(const char *name)
+{
+	char *dir = module_debugfs_path(name, NULL);
+	bool ok = true;
+
+	if (getuid() != 0 && lchown(dir, getuid(), (gid_t)-1) != 0) {
+		fprintf(stderr, "ERROR: cannot record who loaded module %s (chown %s: %s)\n",
+			name, dir, strerror(errno));
+		ok = false;
+	}
+	free(dir);
+	return ok;
+}
+
+static bool may_control(const char *name, enum privilege priv)
+{
+	char *dir = module_debugfs_path(name, NULL);
+	struct stat st;
+	bool yes = priv >= PRIV_STAPDEV ||
+		   (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid());
+
+	free(dir);
+	return yes;
+}
+
 /* ---- loading ---- */
 
 /* Hands the session to stapio, which keeps this process (and its id). */
 static int exec_stapio(const struct options *o, const char *name, bool loaded)
 {
-	char *stapio = sibling_program("stapio", STAPIO_PATH);
+	char *stapio = trusted_program("stapio", STAPIO_PATH);
 	struct arglist args = { 0 };
+
+	if (!stapio)
+		goto failed;
 
 	arglist_add(&args, "stapio");
 	for (int i = 0; i < verbosity; i++)
@@ -546,6 +744,7 @@ static int exec_stapio(const struct options *o, const char *name, bool loaded)
 	say(1, "starting %s", stapio);
 	execv(stapio, args.argv);
 	fprintf(stderr, "ERROR: cannot run %s: %s\n", stapio, strerror(errno));
+failed:
 	if (loaded && syscall(SYS_delete_module, name, O_NONBLOCK) != 0)
 		fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name, strerror(errno));
 	arglist_free(&args);
@@ -560,9 +759,7 @@ static int load(const struct options *o, enum privilege priv, const char *releas
 	char *name, *params;
 	int err;
 
-	open_module(&m, o->module, release);
-	if (priv == PRIV_STAPUSR)
-		check_installed_module(&m, release);
+	open_module(&m, o->module, priv, release);
 	check_module(&m, &info, release);
 	name = strdup(info.name);
 	if (!name)
@@ -588,6 +785,12 @@ static int load(const struct options *o, enum privilege priv, const char *releas
 	/* init_module: the bytes checked (and renamed) are the bytes loaded */
 	if (syscall(SYS_init_module, m.image, m.len, params) != 0)
 		explain_insert_error(errno, m.path, name);
+	if (!record_owner(name)) {
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) != 0)
+			fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name,
+				strerror(errno));
+		return 1;
+	}
 	free(m.image);
 	free(params);
 	close(m.fd);
@@ -613,7 +816,7 @@ static bool valid_module_name(const char *name)
 	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-static int attach(const struct options *o)
+static int attach(const struct options *o, enum privilege priv)
 {
 	if (!valid_module_name(o->module))
 		fatal("'%s' is not a module name", o->module);
@@ -623,6 +826,9 @@ static int attach(const struct options *o)
 	if (!is_stapler_module(o->module))
 		fatal("cannot attach to module %s: no stapler module of that name is loaded",
 		      o->module);
+	if (!may_control(o->module, priv))
+		fatal("cannot attach to module %s: another user loaded it (only root, members "
+		      "of stapdev and the user who loaded a module may attach to it)", o->module);
 	return exec_stapio(o, o->module, false);
 }
 
@@ -680,7 +886,7 @@ static bool module_is_idle(const char *name)
 	return true;
 }
 
-static int remove_all(void)
+static int remove_all(enum privilege priv)
 {
 	char *root = module_debugfs_path("", NULL);
 	struct dirent *e;
@@ -698,6 +904,10 @@ static int remove_all(void)
 		if (e->d_name[0] == '.' || !valid_module_name(e->d_name) ||
 		    !is_stapler_module(e->d_name))
 			continue;
+		if (!may_control(e->d_name, priv)) {
+			say(1, "module %s is another user's; left loaded", e->d_name);
+			continue;
+		}
 		if (!module_is_idle(e->d_name)) {
 			say(1, "module %s is in use or attached; left loaded", e->d_name);
 			continue;
@@ -709,13 +919,13 @@ static int remove_all(void)
 	return status;
 }
 
-static int remove_modules(const char *name)
+static int remove_modules(const char *name, enum privilege priv)
 {
 	need_effective_root();
 	if (!ensure_debugfs_mounted())
 		return 1;
 	if (strcmp(name, "*") == 0)
-		return remove_all();
+		return remove_all(priv);
 	if (!valid_module_name(name))
 		fatal("'%s' is not a module name", name);
 	if (!is_stapler_module(name)) {
@@ -728,6 +938,9 @@ static int remove_modules(const char *name)
 			      name);
 		fatal("cannot remove module %s: no module of that name is loaded", name);
 	}
+	if (!may_control(name, priv))
+		fatal("cannot remove module %s: another user loaded it (only root, members of "
+		      "stapdev and the user who loaded a module may remove it)", name);
 	return remove_module(name);
 }
 
@@ -750,8 +963,8 @@ int main(int argc, char **argv)
 		      "either may attach to (-A) and remove (-d) stapler sessions",
 		      uts.release);
 	if (o.remove)
-		return remove_modules(o.remove);
+		return remove_modules(o.remove, priv);
 	if (o.attach)
-		return attach(&o);
+		return attach(&o, priv);
 	return load(&o, priv, uts.release);
 }

@@ -35,13 +35,17 @@
 
 extern const char *program_name;	/* "staprun" or "stapio", for messages */
 extern int verbosity;
+/* Run by fatal() before it exits (once): stapio removes the module it was handed. */
+extern void (*fatal_cleanup)(void);
 
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void print_error(const char *fmt, va_list ap);	/* "ERROR: ...\n" on stderr */
 
 /* A decimal number in [MIN, MAX], all of S. */
 bool parse_number(const char *s, long min, long max, long *out);
-/* -S SIZE[,N]: megabytes per output file (1 to 2^30) and files kept (0: no -S limit). */
+/* -S SIZE[,N]: N at most this (stapio keeps the names of the last N files in memory) */
+#define OUTPUT_FILES_MAX 100000
+/* -S SIZE[,N]: megabytes per output file (1 to 2^30) and files kept (0: no limit). */
 bool parse_rotation(const char *arg, long *megabytes, long *files);
 void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -49,8 +53,14 @@ void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *module_debugfs_path(const char *module, const char *name);
 bool ensure_debugfs_mounted(void);
 
-/* NAME beside the running program (a build tree), or FALLBACK (the installed path). */
-char *sibling_program(const char *name, const char *fallback);
+/*
+ * The program NAME to run: for root (real and effective ids), NAME beside the running
+ * program (a build tree) if there is one, else INSTALLED, the compiled-in path.  Otherwise
+ * (setuid root, where the folder of a hard link to this program may be the user's) only
+ * INSTALLED, and only if it and its folders are root's and writable by nobody else: NULL,
+ * with an "ERROR: ..." line, if not.
+ */
+char *trusted_program(const char *name, const char *installed);
 
 /* A command line for execv(): argv[argc] is NULL; the strings are the caller's, not copied. */
 struct arglist {
