@@ -28,10 +28,10 @@ configure: configure.ac
 	autoconf
 
 stap: $(STAP_OBJECTS) staprun/modimage.o
-	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS) $(BTF_LIBS)
 
 src/%.o: src/%.c $(wildcard src/*.h) config.mk
-	$(CC) $(ALL_CFLAGS) $(DW_CFLAGS) \
+	$(CC) $(ALL_CFLAGS) $(DW_CFLAGS) $(BTF_CFLAGS) \
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
 		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \
 		-DDEFAULT_KERNEL_BUILD='"$(KERNEL_BUILD)"' -c -o $@ $<

@@ -16,6 +16,7 @@
 #include "elaborate.h"
 #include "family.h"
 #include "dw.h"
+#include "btf.h"
 #include "ctype.h"
 
 #include <inttypes.h>
@@ -96,13 +97,34 @@ static struct dw_module *module_named(struct elaborator *el, const char *name)
 	return m;
 }
 
-/* The type NAME ("sk_buff", "struct sk_buff") in the kernel's debuginfo, or NULL (none, or
- * no debuginfo): for a probe family's context variables that point to kernel structs. */
+/* Whether the kernel's types come from its BTF: --btf, or no DWARF installed. */
+static bool kernel_types_from_btf(struct elaborator *el)
+{
+	return el->session->use_btf || !debuginfo_kernel(elaborator_debuginfo(el));
+}
+
+/* The type NAME of module M ("kernel" or a module's name) from its BTF, or NULL. */
+static struct ctype *btf_type_named(struct elaborator *el, const char *m, const char *name)
+{
+	const char *why;
+	struct btf_module *b;
+
+	if (strchr(m, '/'))
+		return NULL;
+	b = strcmp(m, "kernel") == 0 ? btf_kernel(el->session, &why) : btf_module(el->session, m);
+	return b ? btf_find_type(b, name) : NULL;
+}
+
+/* The type NAME ("sk_buff", "struct sk_buff") in the kernel's debuginfo (or BTF), or NULL:
+ * for a probe family's context variables that point to kernel structs. */
 struct ctype *kernel_type_named(struct elaborator *el, const char *name)
 {
-	struct dw_module *kernel = module_named(el, "kernel");
+	struct dw_module *kernel;
 	Dwarf_Die die;
 
+	if (kernel_types_from_btf(el))
+		return btf_type_named(el, "kernel", name);
+	kernel = module_named(el, "kernel");
 	return kernel && dw_find_type(kernel, name, &die) ? ctype_of_die(&die) : NULL;
 }
 
@@ -161,8 +183,11 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 			free(list);
 			return false;
 		}
+		if (!strchr(m, '/') && kernel_types_from_btf(el)) {
+			type = btf_type_named(el, m, n->type_name);
+			continue;
+		}
 		mod = module_named(el, m);
-
 		if (mod && dw_find_type(mod, n->type_name, &die)) {
 			type = ctype_of_die(&die);
 			user = mod->is_user;

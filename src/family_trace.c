@@ -16,6 +16,7 @@
 #include "emit.h"
 #include "family.h"
 #include "dw.h"
+#include "btf.h"
 #include "ctype.h"
 
 #include <fnmatch.h>
@@ -63,11 +64,11 @@ static bool has_tracepoints(struct dw_module *m)
 	return lo < m->nnames && starts_with(m->names[lo], "__traceiter_");
 }
 
-static char *probe_name(const char *module, const struct dw_tracepoint *tp)
+static char *probe_name(const char *module, const char *system, const char *name)
 {
 	if (module)
-		return xasprintf("module(\"%s\").trace(\"%s:%s\")", module, tp->system, tp->name);
-	return xasprintf("kernel.trace(\"%s:%s\")", tp->system, tp->name);
+		return xasprintf("module(\"%s\").trace(\"%s:%s\")", module, system, name);
+	return xasprintf("kernel.trace(\"%s:%s\")", system, name);
 }
 
 /* The probes of M's tracepoints matching the globs; how many. */
@@ -92,7 +93,7 @@ static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 			continue;
 		added++;
 		if (el->listing) {
-			add_derived_probe(el, proto, probe_name(named_module, tp), NULL);
+			add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), NULL);
 			if (el->session->list_locals)
 				el->listed[el->nlisted - 1].variables =
 					dw_tracepoint_variables(m, tp);
@@ -104,7 +105,7 @@ static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 		p->name = xstrdup(tp->name);
 		p->system = xstrdup(tp->system);
 		p->nargs = dw_tracepoint_args(m, tp, &p->args);
-		add_derived_probe(el, proto, probe_name(named_module, tp), p);
+		add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), p);
 	}
 	return added;
 }
@@ -132,6 +133,93 @@ static void no_match(struct elaborator *el, struct dw_module *kernel, const char
 	free(names);
 }
 
+static char *trace_variables(struct trace_probe *p);
+
+/* ---- from BTF, without the kernel's DWARF ---- */
+
+/* A BTF tracepoint's arguments: its __traceiter_ function's parameters after the first. */
+static int btf_trace_args(struct btf_module *m, const struct btf_tracepoint *tp,
+			  struct dw_trace_arg **out)
+{
+	const char **names;
+	struct ctype **types;
+	int n = btf_function_params(m, tp->function, &names, &types, NULL);
+
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (int i = 1; i < n; i++)	/* void *__data: the probe's own */
+		(*out)[i - 1] = (struct dw_trace_arg){ .name = *names[i] ? names[i] : "?",
+						       .type = types[i] };
+	free(names);
+	free(types);
+	return n > 0 ? n - 1 : 0;
+}
+
+static int add_btf_tracepoints(struct elaborator *el, struct derived_probe *proto,
+			       struct btf_module *m, const char *named_module,
+			       const char *system, const char *name)
+{
+	const struct btf_tracepoint *tps;
+	int count = btf_tracepoints(el->session, m, &tps), added = 0;
+
+	for (int i = 0; i < count; i++) {
+		const struct btf_tracepoint *tp = &tps[i];
+		struct trace_probe *p = xcalloc(1, sizeof(*p));
+
+		if (fnmatch(system, tp->system, 0) != 0 || fnmatch(name, tp->name, 0) != 0) {
+			free(p);
+			continue;
+		}
+		added++;
+		p->module = m->is_kernel ? NULL : xstrdup(m->name);
+		p->name = xstrdup(tp->name);
+		p->system = xstrdup(tp->system);
+		p->nargs = btf_trace_args(m, tp, &p->args);
+		if (el->listing) {
+			add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name),
+					  NULL);
+			if (el->session->list_locals)
+				el->listed[el->nlisted - 1].variables = trace_variables(p);
+			continue;
+		}
+		add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), p);
+	}
+	return added;
+}
+
+/* kernel.trace and module().trace from the BTF of the kernel and its modules. */
+static bool btf_trace_build(struct elaborator *el, struct derived_probe *proto,
+			    const char *module, const char *pattern)
+{
+	const char *why;
+	struct btf_module *kernel = btf_kernel(el->session, &why);
+	struct strlist names = { 0 };
+	char *system, *name;
+	int added = 0;
+
+	if (!kernel) {
+		report_missing_debuginfo(el);
+		return false;
+	}
+	split_pattern(pattern, &system, &name);
+	if (!module)
+		added += add_btf_tracepoints(el, proto, kernel, NULL, system, name);
+	if (module || strpbrk(pattern, "*?[") || !added)
+		names = btf_module_names(el->session, module ? module : "*");
+	for (int i = 0; i < names.count; i++) {
+		struct btf_module *m = btf_module(el->session, names.items[i]);
+
+		if (m)
+			added += add_btf_tracepoints(el, proto, m, module ? m->name : NULL, system,
+						     name);
+	}
+	strlist_free(&names);
+	if (!added)
+		semantic_error(el, NULL, "no match");
+	free(system);
+	free(name);
+	return added > 0;
+}
+
 static bool trace_build(struct elaborator *el, struct probe_point *pp,
 			struct derived_probe *proto)
 {
@@ -147,6 +235,8 @@ static bool trace_build(struct elaborator *el, struct probe_point *pp,
 	if (strcmp(c->name, "module") == 0)
 		module = component_string(c, &present);
 	pattern = component_string(c->next, &present);	/* trace(PATTERN) */
+	if (el->session->use_btf || !kernel)
+		return btf_trace_build(el, proto, module, pattern);
 	if (!kernel) {
 		report_missing_debuginfo(el);
 		return false;
@@ -338,7 +428,12 @@ static const char *trace_missing(struct derived_probe *dp)
 
 static char *trace_list_variables(struct derived_probe *dp)
 {
-	struct trace_probe *p = dp->data;
+	return trace_variables(dp->data);
+}
+
+/* " $prev:struct task_struct* ..." (-L) */
+static char *trace_variables(struct trace_probe *p)
+{
 	struct strbuf sb = { 0 };
 
 	for (int i = 0; i < p->nargs; i++) {

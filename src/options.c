@@ -88,6 +88,9 @@ static const char usage_text[] =
 "                 where function probes go: after the prologue (always, the\n"
 "                 default WHEN), at the entry (never), or after the prologue only\n"
 "                 in code compiled without optimization (auto, the default)\n"
+"   --btf         kernel.function and module().function probes, their target\n"
+"                 variables, @cast and tracepoints from the kernel's BTF rather\n"
+"                 than its DWARF (the default when the DWARF is not installed)\n"
 "   --vm          run pass 5 in a disposable virtual machine booting the kernel\n"
 "                 built for (-r; by default the configured reference kernel);\n"
 "                 output streams here, Ctrl-C reaches the script, and -o files\n"
@@ -124,6 +127,7 @@ enum long_only_options {
 	OPT_DYNINST,
 	OPT_BPF,
 	OPT_SYSROOT,
+	OPT_BTF,
 };
 
 static const struct option long_options[] = {
@@ -141,6 +145,7 @@ static const struct option long_options[] = {
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "vm", no_argument, NULL, OPT_VM },
+	{ "btf", no_argument, NULL, OPT_BTF },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "ldd", no_argument, NULL, OPT_LDD },
 	{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
@@ -490,6 +495,9 @@ void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LDD:
 			s->ldd = true;
+			break;
+		case OPT_BTF:	/* the kernel's BTF even when its DWARF is there */
+			s->use_btf = true;
 			break;
 		case OPT_SYSROOT:	/* the target's files: process("/usr/bin/x") is DIR/usr/bin/x */
 			if (!*optarg || optarg[0] != '/')

@@ -533,6 +533,7 @@ struct session {
 	const char *compat_version;	/* --compatible=VERSION: systemtap_v */
 	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
 	const char *sysroot;		/* --sysroot: where the target's programs are */
+	bool use_btf;			/* --btf: the kernel's BTF rather than its DWARF */
 
 	/* module build */
 	const char *module_name;	/* -m */
