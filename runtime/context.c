@@ -7,6 +7,14 @@ static DEFINE_PER_CPU(struct context *, stp_contexts);
 
 static atomic64_t stp_error_count = ATOMIC64_INIT(0);
 static atomic64_t stp_skipped_count = ATOMIC64_INIT(0);
+/* --suppress-handler-errors: the handlers' errors, counted but neither shown nor fatal */
+static atomic64_t stp_suppressed_error_count = ATOMIC64_INIT(0);
+
+#ifdef STP_SUPPRESS_HANDLER_ERRORS
+#define STP_HANDLER_ERRORS_SUPPRESSED true
+#else
+#define STP_HANDLER_ERRORS_SUPPRESSED false
+#endif
 
 static int stp_contexts_alloc(void)
 {
@@ -91,6 +99,23 @@ static void _stp_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A hit that could not run (its context busy, a global's lock not taken, no memory):
+ * counted; more than MAXSKIPPED end the session, unless --suppress-handler-errors.
+ */
+static void stp_skip_hit(void)
+{
+	if (atomic64_inc_return(&stp_skipped_count) > MAXSKIPPED &&
+	    !STP_HANDLER_ERRORS_SUPPRESSED)
+		_stp_exit();
+}
+
+/* Errors of every kind, for the count stapio shows at the end. */
+static u64 stp_errors_seen(void)
+{
+	return atomic64_read(&stp_error_count) + atomic64_read(&stp_suppressed_error_count);
+}
+
 /* Aborts the running handler: generated code checks last_error after each step. */
 static void stp_soft_error(struct context *c, const char *fmt, ...)
 {
@@ -121,8 +146,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	if (unlikely(!c || atomic_inc_return(&c->busy) != 1)) {
 		if (c)
 			atomic_dec(&c->busy);
-		if (atomic64_inc_return(&stp_skipped_count) > MAXSKIPPED)
-			_stp_exit();
+		stp_skip_hit();
 		goto out;
 	}
 	c->probe = probe;
@@ -145,7 +169,10 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	if (unlikely(c->actions_remaining < 0 && !c->last_error))
 		stp_soft_error(c, "MAXACTION exceeded");
 	_stp_print_flush();
-	if (unlikely(c->last_error)) {
+	if (unlikely(c->last_error) && STP_HANDLER_ERRORS_SUPPRESSED) {
+		/* as if each handler were in try { } catch { next }, counted */
+		atomic64_inc(&stp_suppressed_error_count);
+	} else if (unlikely(c->last_error)) {
 		if (c->last_stmt)
 			_stp_error("%s near %s", c->last_error, c->last_stmt);
 		else

@@ -44,8 +44,7 @@ static __maybe_unused bool stp_lock_globals(const struct stp_lock_req *reqs, int
 	for (i = 0; i < n; i++) {
 		if (!stp_try_one_lock(&reqs[i])) {
 			stp_unlock_globals(reqs, i);
-			if (atomic64_inc_return(&stp_skipped_count) > MAXSKIPPED)
-				_stp_exit();
+			stp_skip_hit();
 			return false;
 		}
 	}

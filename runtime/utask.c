@@ -211,8 +211,7 @@ static struct stp_utask_tracepoint stp_utask_tps[] = {
 /* A hit that could not be taken (no memory in atomic context): counted like a busy context. */
 static void stp_utask_skip(void)
 {
-	if (atomic64_inc_return(&stp_skipped_count) > MAXSKIPPED)
-		_stp_exit();
+	stp_skip_hit();
 }
 
 /*

@@ -16,14 +16,34 @@
  * first are counted (-v shows them all), and the count comes last (diag_summary).  The
  * elaborator counts its errors here too, and a probe point being resolved is named once
  * before the first error it causes.
+ *
+ * On a terminal (--color), the located form is coloured as stap colours it: the KIND
+ * label, the FILE:LINE:COLUMN, the token in the source line and its caret, and the counts
+ * of similar messages; SYSTEMTAP_COLORS chooses the colours.  The plain form is not.
  */
 #include "stap.h"
 #include "elaborate.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int diag_quiet;
+
+/* The parts of a message that can be coloured: the keys of SYSTEMTAP_COLORS. */
+enum colour_part { COLOUR_ERROR, COLOUR_WARNING, COLOUR_SOURCE, COLOUR_CARET, COLOUR_TOKEN,
+		   COLOUR_PARTS };
+
+static const char *const colour_keys[COLOUR_PARTS] = {
+	"error", "warning", "source", "caret", "token"
+};
+
+/* stap(1)'s defaults: error=01;31:warning=00;33:source=00;34:caret=01:token=01 */
+static const char *const default_colours[COLOUR_PARTS] = {
+	"01;31", "00;33", "00;34", "01", "01"
+};
+
+static char *colours[COLOUR_PARTS];	/* SGR parameters of each part; NULL: not coloured */
 
 static struct {
 	bool verbose;			/* -v at pass 2: repeats are shown too */
@@ -38,6 +58,75 @@ void diag_setup(struct session *s)
 	diag.verbose = verbose_at(s, 2, 1);
 	diag.suppress_warnings = s->suppress_warnings;
 	diag.warnings_as_errors = s->warnings_as_errors;
+}
+
+/*
+ * The SGR parameters SYSTEMTAP_COLORS gives KEY: its entries are KEY=SGR separated by
+ * ':', and, as in stap, the first entry that is not of that form (no '=', an empty key or
+ * value, a value of other than digits and ';') ends the list: KEY is then not coloured.
+ */
+static char *colour_setting(const char *setting, const char *key)
+{
+	const char *entry = setting;
+
+	while (*entry) {
+		size_t len = strcspn(entry, ":");
+		const char *eq = memchr(entry, '=', len);
+		size_t key_len = eq ? (size_t)(eq - entry) : 0;
+		size_t value_len = eq ? len - key_len - 1 : 0;
+
+		if (!eq || key_len == 0 || value_len == 0 ||
+		    strspn(eq + 1, "0123456789;") < value_len)
+			return NULL;
+		if (key_len == strlen(key) && strncmp(entry, key, key_len) == 0)
+			return xstrndup(eq + 1, value_len);
+		entry += len + (entry[len] == ':');
+	}
+	return NULL;
+}
+
+/*
+ * --color=WHEN: "always", "never", or "auto" (when standard error is a terminal whose
+ * TERM is not "dumb"); NULL is auto.  False for a WHEN that is none of them.
+ */
+bool diag_set_colour(const char *when)
+{
+	const char *setting = getenv("SYSTEMTAP_COLORS");
+	const char *term = getenv("TERM");
+	bool on;
+
+	if (!when || strcmp(when, "auto") == 0)
+		on = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
+	else if (strcmp(when, "always") == 0)
+		on = true;
+	else if (strcmp(when, "never") == 0)
+		on = false;
+	else
+		return false;
+	for (int i = 0; i < COLOUR_PARTS; i++) {
+		free(colours[i]);
+		colours[i] = NULL;
+		if (on)
+			colours[i] = setting ? colour_setting(setting, colour_keys[i])
+					     : xstrdup(default_colours[i]);
+	}
+	return true;
+}
+
+/* TEXT (its first N bytes) in PART's colour, the way stap (and gcc) write it */
+static void put_coloured(struct strbuf *sb, enum colour_part part, const char *text, size_t n)
+{
+	if (colours[part])
+		sb_printf(sb, "\033[%sm\033[K", colours[part]);
+	sb_putn(sb, text, n);
+	if (colours[part])
+		sb_puts(sb, "\033[m\033[K");
+}
+
+/* The colour of a message's KIND label: warnings', or errors' */
+static enum colour_part kind_colour(const char *kind)
+{
+	return strcmp(kind, "WARNING") == 0 ? COLOUR_WARNING : COLOUR_ERROR;
 }
 
 const char *token_kind_name(enum token_kind kind)
@@ -90,7 +179,39 @@ static void put_token(struct strbuf *sb, struct token *tok)
 	sb_puts(sb, token_kind_text(tok));
 	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED && tok->kind != TOK_KEYWORD)
 		sb_printf(sb, " '%s'", tok->kind == TOK_STRING && tok->raw ? tok->raw : tok->text);
-	sb_printf(sb, " at %s:%d:%d\n", tok->file->name, tok->line, tok->column);
+	sb_puts(sb, " at ");
+	char *where = xasprintf("%s:%d:%d", tok->file->name, tok->line, tok->column);
+
+	put_coloured(sb, COLOUR_SOURCE, where, strlen(where));
+	sb_putc(sb, '\n');
+	free(where);
+}
+
+/* How many bytes of LINE, from FROM, TOK was written as (for its colour). */
+static size_t token_source_length(struct token *tok, const char *from)
+{
+	size_t n = 0;
+
+	switch (tok->kind) {
+	case TOK_EOF:
+		return 0;
+	case TOK_STRING:	/* "...", its escapes as written */
+		if (*from != '"')
+			break;
+		for (n = 1; from[n] && from[n] != '"'; n++)
+			if (from[n] == '\\' && from[n + 1])
+				n++;
+		return from[n] ? n + 1 : n;
+	case TOK_EMBEDDED:	/* %{ ... %}, or its first line */
+		n = strlen(from);
+		if (strstr(from, "%}"))
+			n = strstr(from, "%}") + 2 - from;
+		return n;
+	default:
+		break;
+	}
+	n = strlen(tok->text);
+	return strncmp(from, tok->text, n) == 0 ? n : 0;
 }
 
 /* "source: LINE" and a caret under the token's column (tabs stay tabs so it lines up). */
@@ -98,11 +219,20 @@ static void put_source(struct strbuf *sb, int width, struct token *tok)
 {
 	char *line = source_line(tok->file, tok->line);
 
-	sb_printf(sb, "%*s: %s\n", width, "source", line);
+	size_t at = 0, len;
+
+	while ((int)at < tok->column - 1 && line[at])
+		at++;
+	len = token_source_length(tok, line + at);
+	sb_printf(sb, "%*s: ", width, "source");
+	sb_putn(sb, line, at);
+	put_coloured(sb, COLOUR_TOKEN, line + at, len);
+	sb_printf(sb, "%s\n", line + at + len);
 	sb_printf(sb, "%*s  ", width, "");
 	for (int i = 1; i < tok->column && line[i - 1]; i++)
 		sb_putc(sb, line[i - 1] == '\t' ? '\t' : ' ');
-	sb_puts(sb, "^\n");
+	put_coloured(sb, COLOUR_CARET, "^", 1);
+	sb_putc(sb, '\n');
 	free(line);
 }
 
@@ -120,7 +250,11 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 
 	if (diag_quiet)
 		return;
-	sb_printf(&sb, "%s: ", kind);
+	char *label = xasprintf("%s:", kind);	/* the colon is inside the colour */
+
+	put_coloured(&sb, kind_colour(kind), label, strlen(label));
+	free(label);
+	sb_putc(&sb, ' ');
 	sb_vprintf(&sb, fmt, ap);
 	if (tok) {
 		if (own_line)
@@ -234,14 +368,24 @@ void diag_pass_failed(int pass, const char *what)
 	fprintf(stderr, "Pass %d: %s. " MAN_PAGE("error::pass%d") "\n", pass, what, pass);
 }
 
+/* "Number of similar KIND messages suppressed: N.", in KIND's colour */
+static void put_suppressed_count(enum colour_part part, const char *kind, int count)
+{
+	struct strbuf sb = { 0 };
+	char *text = xasprintf("Number of similar %s messages suppressed: %d.", kind, count);
+
+	put_coloured(&sb, part, text, strlen(text));
+	fprintf(stderr, "%s\n", sb.data);
+	free(text);
+	sb_free(&sb);
+}
+
 void diag_summary(void)
 {
 	if (diag.suppressed_errors)
-		fprintf(stderr, "Number of similar error messages suppressed: %d.\n",
-			diag.suppressed_errors);
+		put_suppressed_count(COLOUR_ERROR, "error", diag.suppressed_errors);
 	if (diag.suppressed_warnings)
-		fprintf(stderr, "Number of similar warning messages suppressed: %d.\n",
-			diag.suppressed_warnings);
+		put_suppressed_count(COLOUR_WARNING, "warning", diag.suppressed_warnings);
 	if (diag.suppressed_errors || diag.suppressed_warnings)
 		fputs("Rerun with -v to see them.\n", stderr);
 }

@@ -88,6 +88,13 @@ static const char usage_text[] =
 "                 where function probes go: after the prologue (always, the\n"
 "                 default WHEN), at the entry (never), or after the prologue only\n"
 "                 in code compiled without optimization (auto, the default)\n"
+"   --color[=WHEN], --colour[=WHEN]\n"
+"                 colour the messages: always (WHEN's default), never, or auto\n"
+"                 (the default: when stderr is a terminal); SYSTEMTAP_COLORS\n"
+"                 chooses the colours\n"
+"   --compatible=VERSION\n"
+"                 the language of SystemTap VERSION (at most " STAP_COMPAT_VERSION "): the\n"
+"                 preprocessor's systemtap_v is VERSION\n"
 "   --btf         kernel.function and module().function probes, their target\n"
 "                 variables, @cast and tracepoints from the kernel's BTF rather\n"
 "                 than its DWARF (the default when the DWARF is not installed)\n"
@@ -99,8 +106,10 @@ static const char usage_text[] =
 "                 build for a less privileged user\n"
 " * --runtime=dyninst, --dyninst, --runtime=bpf, --bpf\n"
 "                 the other runtimes (--runtime=kernel is the kernel module: accepted)\n"
-" * --suppress-handler-errors\n"
-"                 keep going after soft errors in probe handlers\n"
+"   --suppress-handler-errors\n"
+"                 errors in probe handlers end the handler only: they are\n"
+"                 counted, not shown, and do not end the session (nor do\n"
+"                 skipped probes)\n"
 " * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
 "                 list what the translator and its tapsets offer\n"
 "\n"
@@ -127,6 +136,8 @@ enum long_only_options {
 	OPT_DYNINST,
 	OPT_BPF,
 	OPT_SYSROOT,
+	OPT_COMPATIBLE,
+	OPT_COLOUR,
 	OPT_BTF,
 };
 
@@ -153,6 +164,9 @@ static const struct option long_options[] = {
 	{ "dyninst", no_argument, NULL, OPT_DYNINST },
 	{ "bpf", no_argument, NULL, OPT_BPF },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
+	{ "color", optional_argument, NULL, OPT_COLOUR },
+	{ "colour", optional_argument, NULL, OPT_COLOUR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -347,7 +361,8 @@ static int parse_prologue_searching(const char *when)
 	for (int i = 0; i < 3; i++)
 		if (strcmp(when, modes[i]) == 0)
 			return i;
-	usage_error("Invalid --prologue-searching '%s' (should be never, always or auto).", when);
+	fprintf(stderr, "Invalid argument '%s' for --prologue-searching.\n", when);	/* stap's */
+	exit(1);
 }
 
 /* -S SIZE[,N]: megabytes per output file, and how many files to keep. */
@@ -366,6 +381,7 @@ static void check_switch_option(const char *arg)
 void parse_options(struct session *s, int argc, char **argv)
 {
 	const char *r_option = NULL;
+	const char *colour_when = NULL;	/* auto */
 	bool clean_cache = false;
 	int opt;
 
@@ -508,6 +524,17 @@ void parse_options(struct session *s, int argc, char **argv)
 		case OPT_ALL_MODULES:
 			s->all_modules = true;
 			break;
+		case OPT_COLOUR:	/* --color alone is always */
+			colour_when = optarg ? optarg : "always";
+			break;
+		case OPT_COMPATIBLE:	/* an older language: systemtap_v, never a newer one */
+			if (strverscmp(optarg, STAP_COMPAT_VERSION) > 0) {
+				diag_error("systemtap version " STAP_COMPAT_VERSION
+					   " cannot be compatible with future version %s", optarg);
+				exit(1);
+			}
+			s->compat_version = optarg;
+			break;
 		case OPT_RUNTIME:	/* the kernel module is the one runtime there is */
 			if (strcmp(optarg, "kernel") == 0)
 				break;
@@ -524,8 +551,9 @@ void parse_options(struct session *s, int argc, char **argv)
 		case OPT_PRIVILEGE:
 		case OPT_UNPRIVILEGED:
 			not_implemented("building for unprivileged users (--privilege)");
-		case OPT_SUPPRESS_HANDLER_ERRORS:
-			not_implemented("--suppress-handler-errors");
+		case OPT_SUPPRESS_HANDLER_ERRORS:	/* the runtime counts them, silently */
+			strlist_add(&s->defines, "STP_SUPPRESS_HANDLER_ERRORS");
+			break;
 		case OPT_DUMP_PROBE_TYPES:
 		case OPT_DUMP_PROBE_ALIASES:
 		case OPT_DUMP_FUNCTIONS:
@@ -534,6 +562,10 @@ void parse_options(struct session *s, int argc, char **argv)
 			fputs("Try 'stap --help' for more information.\n", stderr);
 			exit(1);
 		}
+	}
+	if (!diag_set_colour(colour_when)) {	/* stap's words */
+		fprintf(stderr, "Invalid argument '%s' for --color.\n", colour_when);
+		exit(1);
 	}
 	if (s->target_cmd && s->target_pid)
 		usage_error("You can't specify -c and -x options together.");

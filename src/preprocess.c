@@ -20,10 +20,6 @@
 #define MAX_CONDITIONAL_NESTING 500	/* %( inside %( ...: bounded like the parser's nesting */
 #define MAX_EXPANDED_TOKENS 100000	/* 5 times what Debian's largest tapset needs */
 
-#ifndef STAP_COMPAT_VERSION
-#define STAP_COMPAT_VERSION "4.8"	/* the SystemTap version whose language we speak */
-#endif
-
 struct expander {
 	struct preprocessor *pp;
 	struct macro **file_macros;

@@ -33,6 +33,8 @@
 #ifndef STAPLER_VERSION
 #define STAPLER_VERSION "0.1"
 #endif
+/* the SystemTap version whose language we speak: systemtap_v, the most --compatible takes */
+#define STAP_COMPAT_VERSION "4.8"
 
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 struct session;
@@ -139,6 +141,7 @@ struct token {
  */
 extern int diag_quiet;		/* > 0: diagnostics are counted, not printed */
 void diag_setup(struct session *s);	/* -v, -w, -W */
+bool diag_set_colour(const char *when);	/* --color=always|never|auto (NULL) */
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_related(const char *kind, struct token *tok, struct token *related, const char *fmt,
 		  ...) PRINTF_LIKE(4, 5);

@@ -17,8 +17,9 @@ for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -
 	-V -h --help --version --tmpdir --disable-cache --poison-cache --clean-cache \
 	-d --ldd --all-modules --runtime --dyninst --bpf \
 	--privilege --unprivileged \
-	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases; do
-	grep -Eq -- "(^|[ ,])$option([ ,=]|\$)" <<<"$help" || missing+=("$option")
+	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases \
+	--color --colour --compatible --prologue-searching; do
+	grep -Eq -- "(^|[ ,])$option([ ,=[]|\$)" <<<"$help" || missing+=("$option")
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	pass "cli: --help documents every option"
@@ -28,7 +29,7 @@ fi
 expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
-for refused in "--privilege=stapusr" "--unprivileged" "--suppress-handler-errors" \
+for refused in "--privilege=stapusr" "--unprivileged" \
 	"--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
 	read -r -a words <<<"$refused"
 	expect "$refused is refused until implemented" 1 'is not implemented yet' \
@@ -58,6 +59,44 @@ expect "--runtime=kernel is accepted" 0 '^begin /\* <- begin \*/' \
 	"$STAP" --runtime=kernel -p2 -e "$hello"
 expect "--runtime takes kernel, dyninst or bpf" 1 "Invalid --runtime 'x'" \
 	"$STAP" --runtime=x -p2 -e "$hello"
+expect "--prologue-searching takes never, always or auto" 1 \
+	"^Invalid argument 'x' for --prologue-searching.\$" \
+	"$STAP" --prologue-searching=x -p2 -e "$hello"
+
+# --color: stap's colours on a terminal (testsuite/parse and semantic have the exact
+# output of --color=always); SYSTEMTAP_COLORS chooses them
+warned='probe begin { print(unset) }'
+esc=$'\033'
+expect "--color=never colours nothing" 1 '(?s)\A(?!.*\x1b).*^WARNING: never-assigned' \
+	"$STAP" --color=never -p2 -e "$warned"
+expect "--color alone is --color=always" 1 "^${esc}\\[00;33m${esc}\\[KWARNING:${esc}\\[m" \
+	"$STAP" --color -p2 -e "$warned"
+expect "--colour is --color" 1 "^${esc}\\[00;33m${esc}\\[KWARNING:${esc}\\[m" \
+	"$STAP" --colour=always -p2 -e "$warned"
+expect "--color takes always, never or auto" 1 "^Invalid argument 'sometimes' for --color.\$" \
+	"$STAP" --color=sometimes -p2 -e "$warned"
+expect "--color=auto does not colour a pipe" 1 '(?s)\A(?!.*\x1b).*^WARNING: never-assigned' \
+	"$STAP" -p2 -e "$warned"
+expect "SYSTEMTAP_COLORS chooses the colours" 1 \
+	"^${esc}\\[1;35m${esc}\\[KWARNING:${esc}\\[m${esc}\\[K .* at <input>:1:21\$" \
+	env SYSTEMTAP_COLORS='x=1:warning=1;35:error=4' "$STAP" --color -p2 -e "$warned"
+expect "SYSTEMTAP_COLORS's parts not named are not coloured" 1 \
+	"^ source: probe begin \\{ print\\(unset\\) \\}\$" \
+	env SYSTEMTAP_COLORS='warning=1;35:error=4' "$STAP" --color -p2 -e "$warned"
+expect "SYSTEMTAP_COLORS ends at an entry not NAME=SGR" 1 \
+	'(?s)\AWARNING: never.*\n\x1b\[1m\x1b\[Ksemantic error:\x1b\[m' \
+	env SYSTEMTAP_COLORS='error=1:bad:warning=1' "$STAP" --color -p2 -e "$warned"
+expect "SYSTEMTAP_COLORS empty colours nothing" 1 '(?s)\A(?!.*\x1b).*^WARNING' \
+	env SYSTEMTAP_COLORS= "$STAP" --color -p2 -e "$warned"
+if command -v script >/dev/null; then
+	expect "--color=auto colours a terminal" 1 "^${esc}\\[00;33m${esc}\\[KWARNING:" \
+		env TERM=xterm script -qec "'$STAP' -p2 -e '$warned'" /dev/null
+	expect "--color=auto does not colour a dumb terminal" 1 \
+		'(?s)\A(?!.*\x1b).*^WARNING' \
+		env TERM=dumb script -qec "'$STAP' -p2 -e '$warned'" /dev/null
+else
+	skip "cli: --color=auto on a terminal (no script(1))"
+fi
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
 expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
 expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \
