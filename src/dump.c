@@ -75,8 +75,11 @@ static void dump_components(struct strbuf *sb, struct node *n)
 			sb_putc(sb, ']');
 		}
 	}
-	if (n->pretty)
-		sb_puts(sb, n->pretty == 1 ? "->$" : "->$$");
+	if (n->pretty) {
+		sb_puts(sb, "->");
+		for (int i = 0; i < n->pretty; i++)
+			sb_putc(sb, '$');
+	}
 }
 
 static bool print_has_format(enum print_kind kind)

@@ -261,22 +261,40 @@ static void call_args(struct parser *ps, struct node *call)
 	leave(ps);
 }
 
-/* The pretty-printing suffix: $var$, $var$$, ->field$; at least KEEP characters stay. */
+/*
+ * The pretty-printing suffix: $var$, $var$$, ->field$; at least KEEP characters stay.
+ * Every trailing '$' counts, as stap reads them ($var$$$ is $var->$$$, printed so, and
+ * pass 2 reads more than two as $$).
+ */
 static int strip_pretty_suffix(char *name, size_t keep)
 {
 	size_t n = strlen(name);
 	int pretty = 0;
 
-	while (n > keep && name[n - 1] == '$' && pretty < 2) {
+	while (n > keep && name[n - 1] == '$') {
 		name[--n] = '\0';
 		pretty++;
 	}
 	return pretty;
 }
 
+/* A token of dollars only: the pretty-printing suffix written apart ("->$", "(p) $$"). */
+static bool is_pretty_token(struct token *tok)
+{
+	return tok->kind == TOK_IDENT && tok->text[0] == '$' &&
+	       strspn(tok->text, "$") == strlen(tok->text);
+}
+
+/* Nothing may follow a pretty-printing suffix: $var$->f and (p)$$[0] are refused. */
+static void after_pretty(struct parser *ps)
+{
+	if (peek(ps, "->") || peek(ps, "["))
+		syntax_error(ps, ps->tok, "-> and [ are not accepted for a pretty-printing variable");
+}
+
 /*
  * target_tail = ("->" field | "[" expr "]")* pretty?     after $var, @cast(...), @var(...)
- * pretty      = "$" | "$$"                                 (written without space)
+ * pretty      = "$" | "$$" | ...                           (field$, ->$ or apart: p->f $)
  */
 static void target_tail(struct parser *ps, struct node *n)
 {
@@ -294,10 +312,10 @@ static void target_tail(struct parser *ps, struct node *n)
 				syntax_error(ps, field, "expected field name after '->'");
 			next_token(ps);
 			if (field->text[0] == '$') {	/* $var->$ or ->$$ */
-				if (strspn(field->text, "$") != strlen(field->text) ||
-				    strlen(field->text) > 2)
+				if (!is_pretty_token(field))
 					syntax_error(ps, field, "expected field name after '->'");
 				n->pretty = strlen(field->text);
+				after_pretty(ps);
 				return;
 			}
 			c = xcalloc(1, sizeof(*c));
@@ -306,8 +324,10 @@ static void target_tail(struct parser *ps, struct node *n)
 			n->pretty = strip_pretty_suffix(c->field, 1);
 			*tail = c;
 			tail = &c->next;
-			if (n->pretty)
+			if (n->pretty) {
+				after_pretty(ps);
 				return;
+			}
 		} else if (peek(ps, "[")) {
 			c = xcalloc(1, sizeof(*c));
 			c->tok = next_token(ps);
@@ -318,9 +338,9 @@ static void target_tail(struct parser *ps, struct node *n)
 			expect(ps, "]");
 			*tail = c;
 			tail = &c->next;
-		} else if (ps->tok->kind == TOK_IDENT && !ps->tok->space_before &&
-			   (strcmp(ps->tok->text, "$") == 0 || strcmp(ps->tok->text, "$$") == 0)) {
+		} else if (is_pretty_token(ps->tok)) {
 			n->pretty = strlen(next_token(ps)->text);
+			after_pretty(ps);
 			return;
 		} else {
 			return;
@@ -335,7 +355,9 @@ static struct node *target(struct parser *ps)
 
 	n->string = xstrdup(n->tok->text);
 	n->pretty = strip_pretty_suffix(n->string, 2);
-	if (!n->pretty)
+	if (n->pretty)
+		after_pretty(ps);
+	else
 		target_tail(ps, n);
 	return n;
 }
@@ -600,7 +622,8 @@ static struct node *primary(struct parser *ps)
 
 /*
  * postfix = primary autocast? ("++" | "--")?
- * autocast = ("->" field | "[" expr "]") target_tail     e.g. s->name, f()->x, (p)[0]
+ * autocast = ("->" field | "[" expr "]" | pretty) target_tail
+ *                                                e.g. s->name, f()->x, (p)[0], f()$, (p) $$
  * A value that came from a typed pointer may be dereferenced again (pass 2 finds the type).
  */
 static struct node *postfix(struct parser *ps)
@@ -608,7 +631,7 @@ static struct node *postfix(struct parser *ps)
 	bool grouped = peek(ps, "(");	/* (&$x)->f: the value the group has */
 	struct node *n = primary(ps);
 
-	if ((peek(ps, "->") || peek(ps, "[")) &&
+	if ((peek(ps, "->") || peek(ps, "[") || is_pretty_token(ps->tok)) &&
 	    (grouped || (n->kind != ND_TARGET && n->kind != ND_CAST && n->kind != ND_AT_VAR))) {
 		struct node *cast = new_node(ND_AUTOCAST, ps->tok);
 

@@ -700,7 +700,7 @@ static void target_pretty(struct node *n, struct target_access *a)
 
 	if (!n->string)	/* an autocast: what the printed members' nodes are named */
 		n->string = n->tok->text;
-	call = pretty_print(n->tok, n->string, a, a->type, n->pretty == 2);
+	call = pretty_print(n->tok, n->string, a, a->type, n->pretty >= 2);
 	*n = *call;
 	n->next = next;
 	free(call);
@@ -746,7 +746,7 @@ void target_pretty_variable(struct pretty_list *list, const char *name, struct t
 	if (pretty) {
 		sb_puts(&pr->format, "%s");
 		add_argument(pr, pretty_print(pr->tok, xasprintf("$%s", name), a, type,
-					      pretty == 2));
+					      pretty >= 2));
 		return;
 	}
 	if (r && (r->kind == CT_STRUCT || r->kind == CT_UNION)) {
