@@ -27,6 +27,9 @@
 #ifndef STAPIO_PATH
 #define STAPIO_PATH "/usr/local/libexec/stapler/stapio"
 #endif
+#ifndef STAPRUN_PATH
+#define STAPRUN_PATH "/usr/local/bin/staprun"
+#endif
 
 #define MODULE_SIZE_MAX (512L << 20)	/* a sanity bound on what is read into memory */
 
@@ -37,11 +40,11 @@ static const char usage_text[] =
 "\n"
 "Loads a module built by stap -p4, runs it (output on standard output), and removes it\n"
 "when the script exits or on Ctrl-C.  VAR=VALUE arguments set the script's global VAR\n"
-"before it starts (what stap -G passes).  A MODULE without a '/' that is not in the\n"
-"current folder is looked for in /lib/modules/`uname -r`/systemtap.\n"
+"before it starts (what stap -G passes).  A MODULE with a '/' or ending in .ko is a\n"
+"file; any other is a name installed in /lib/modules/`uname -r`/systemtap.\n"
 "\n"
 "   -v          more verbose; repeatable\n"
-"   -V          print the version and exit\n"
+"   -V          print the version and exit (with -v first: the installed paths)\n"
 "   -w          suppress the script's warnings\n"
 "   -c CMD      run CMD (as the real user); the session ends when it does; CMD's pid\n"
 "               is the script's target()\n"
@@ -60,8 +63,8 @@ static const char usage_text[] =
 "   -h          show this help\n"
 "\n"
 "Root may load any module; so may members of the group stapdev.  Members of the group\n"
-"stapusr may load modules installed under /lib/modules/`uname -r`/systemtap, attach to\n"
-"sessions and remove them.  Others are refused.\n";
+"stapusr may load modules installed under /lib/modules/`uname -r`/systemtap, and attach\n"
+"to and remove the sessions they loaded.  Others are refused.\n";
 
 struct options {
 	bool suppress_warnings;		/* -w */
@@ -134,6 +137,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'V':
 			printf("Stapler module loader/runner (version %s)\n", STAPLER_VERSION);
+			/* -v -V: where the installed programs are (all a setuid staprun runs) */
+			if (verbosity)
+				printf("staprun: %s\nstapio: %s\n", STAPRUN_PATH, STAPIO_PATH);
 			exit(0);
 		case 'w':
 			o->suppress_warnings = true;

@@ -26,6 +26,9 @@ else
 fi
 expect "-V prints the version" 0 '^Stapler module loader/runner \(version [0-9.]+\)$' \
 	"$STAPRUN" -V
+expect "-v -V names the installed programs (all a setuid staprun runs)" 0 \
+	'(?s)^Stapler module loader/runner [^\n]*\nstaprun: /[^\n]*/staprun\nstapio: /[^\n]*/stapio\n$' \
+	"$STAPRUN" -v -V
 expect "an unknown option shows the usage" 1 '^Usage: staprun' "$STAPRUN" -z x.ko
 expect "a module is needed" 1 '^ERROR: Need a module name or path to load\.' "$STAPRUN"
 expect "-v alone still needs a module" 1 'Need a module name' "$STAPRUN" -v

@@ -107,18 +107,28 @@ else
 fi
 
 # ---- -o FILE written in the guest comes back; -c CMD runs there ----
+# Only the files -o FILE makes come back, not what else the command writes beside them;
+# and the work folder is under a TMPDIR with a comma (qemu's option strings need it doubled).
 cat >outfile.stp <<'STP'
 probe begin { printf("target set: %s\n", target() ? "yes" : "no") }
 probe end { println("end") }
 STP
-mkdir -p results
-run_vm outfile -o results/out.txt -c 'echo from the command in $(uname -r)' outfile.stp
+mkdir -p results "tmp,dir"
+command='echo from the command in $(uname -r); echo planted >/run/out/.bashrc; echo planted >/run/out/other.txt'
+TMPDIR=$work/tmp,dir run_vm outfile -o results/out.txt -c "$command" outfile.stp
 if [ "$vm_status" = 0 ] && [ "$(cat outfile.out)" = "from the command in $rel" ] &&
 	[ "$(cat results/out.txt 2>/dev/null)" = "$(printf 'target set: yes\nend')" ]; then
 	pass "vmcli: -o FILE is copied back from the guest, -c CMD runs in the guest"
 else
 	fail "vmcli: -o FILE is copied back from the guest, -c CMD runs in the guest" \
 		"$(details outfile)" "results/out.txt:" "$(cat results/out.txt 2>&1)"
+fi
+if [ "$(ls -A results)" = out.txt ] && grep -q 'ignoring a file .* does not make: \.bashrc' outfile.err &&
+	grep -q 'does not make: other\.txt' outfile.err; then
+	pass "vmcli: only the files -o FILE makes are copied back, not a planted .bashrc"
+else
+	fail "vmcli: only the files -o FILE makes are copied back, not a planted .bashrc" \
+		"results: $(ls -A results)" "$(details outfile)"
 fi
 
 # ---- --sysroot: the programs a script probes are in the guest at their paths ----
@@ -176,6 +186,17 @@ if "$STAP" -p4 -r "$rel" -m vmcli_hello -e 'probe begin { println("hello") exit(
 		pass "vmcli: stap-vm refuses to detach (-L)"
 	else
 		fail "vmcli: stap-vm refuses to detach (-L) (status $st)" "$out"
+	fi
+	# the boot limit is a number, never arithmetic that runs a command
+	out=$(STAPLER_VM_BOOT_TIMEOUT="x[\$(touch $work/ran)]" "$STAPVM" --rel "$rel" -- \
+		vmcli_hello.ko 2>&1)
+	st=$?
+	if [ $st = 1 ] && [ ! -e "$work/ran" ] &&
+		grep -q "STAPLER_VM_BOOT_TIMEOUT must be a positive number of seconds, not 'x\[" <<<"$out"; then
+		pass "vmcli: stap-vm refuses a STAPLER_VM_BOOT_TIMEOUT that is not a number"
+	else
+		fail "vmcli: stap-vm refuses a STAPLER_VM_BOOT_TIMEOUT that is not a number (status $st)" \
+			"$out" "$(ls "$work/ran" 2>&1)"
 	fi
 	mkdir -p nobin
 	for f in /usr/bin/* /bin/*; do
