@@ -325,6 +325,55 @@ static void infer_foreach(struct typing *ty, struct node *n)
 	infer(ty, n->then);
 }
 
+/*
+ * The type an operand is known to have before it is looked at again: a literal's, an
+ * initialised global's (NULL is one), or what the last walk found for it.
+ */
+static enum stap_type settled_type(struct node *n)
+{
+	if (n->kind == ND_NUMBER)
+		return TYPE_LONG;
+	if (n->kind == ND_STRING)
+		return TYPE_STRING;
+	if (n->kind == ND_VAR && n->sym && n->sym->kind == SYM_GLOBAL && n->sym->init)
+		return n->sym->type;
+	return n->type;
+}
+
+static bool is_literal(struct node *n)
+{
+	return n->kind == ND_NUMBER || n->kind == ND_STRING;
+}
+
+/*
+ * A comparison's operands have one type.  As in stap, the left one is checked against
+ * the type the right one is known to have, then the right one against the left one's;
+ * an operand that did not fit (other than a literal) has no type to offer until it
+ * does, so one mismatch is reported where stap reports it: "s == NULL" at s,
+ * "NULL == s" at s, "NULL == "x"" at NULL.
+ */
+static void infer_compare(struct typing *ty, struct node *n)
+{
+	enum stap_type want = settled_type(n->rhs), a, b;
+	bool fits;
+
+	a = infer(ty, n->lhs);
+	fits = want == TYPE_UNKNOWN || a == TYPE_UNKNOWN || a == want;
+	push_type(ty, n->lhs, want);
+	if (!fits && !is_literal(n->lhs))
+		n->lhs->type = TYPE_UNKNOWN;
+	if (is_literal(n->lhs))
+		want = a;
+	else if (!fits)
+		want = TYPE_UNKNOWN;
+	else if (a != TYPE_UNKNOWN)
+		want = a;
+	b = infer(ty, n->rhs);
+	push_type(ty, n->rhs, want);
+	if (want != TYPE_UNKNOWN && b != TYPE_UNKNOWN && b != want && !is_literal(n->rhs))
+		n->rhs->type = TYPE_UNKNOWN;
+}
+
 static enum stap_type infer(struct typing *ty, struct node *n)
 {
 	enum stap_type t = TYPE_UNKNOWN, a, b;
@@ -407,10 +456,7 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 			check_regex(ty->el, n);
 		break;
 	case ND_COMPARE:
-		a = infer(ty, n->lhs);
-		b = infer(ty, n->rhs);
-		push_type(ty, n->lhs, a != TYPE_UNKNOWN ? a : b);
-		push_type(ty, n->rhs, a != TYPE_UNKNOWN ? a : b);
+		infer_compare(ty, n);
 		t = TYPE_LONG;
 		break;
 	case ND_TERNARY:
@@ -497,6 +543,14 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 
 static void walk(struct elaborator *el)
 {
+	/* an initialised global's type is known before any use, as if declared (stap's
+	 * "expected string but found long" at a use of the other type) */
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (g->init && g->type == TYPE_UNKNOWN) {
+			g->type = g->init->kind == ND_STRING ? TYPE_STRING : TYPE_LONG;
+			g->type_tok = NULL;
+			el->changed = true;
+		}
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
 		struct typing ty = { .el = el };
 
@@ -516,10 +570,6 @@ static void walk(struct elaborator *el)
 			push_type(&ty, dp->condition, TYPE_LONG);
 		}
 	}
-	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
-		if (g->init)
-			learn_type(el, &g->type, &g->type_tok, g->init->kind == ND_STRING ?
-				   TYPE_STRING : TYPE_LONG, g->init->tok, -1);
 }
 
 static void check_resolved(struct elaborator *el, struct symbol *list, bool globals)
