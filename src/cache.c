@@ -8,10 +8,18 @@
  * not part of it: a hit under another name is renamed in the copy, as staprun -R would.
  * Files appear by rename() of a finished temporary file in the same folder, so two stap
  * runs racing on one entry each see a whole file or none; the .ko is written last.
+ *
+ * The modules are kept within a size, as stap(1) "CACHING" describes: cache_mb_limit
+ * holds the megabytes (256 when the file is missing, which is then written), and after a
+ * new entry is stored, at most once every cache_clean_interval_s seconds (300), the least
+ * recently used entries go until the rest fit.  A hit touches its .ko, so the .ko's time
+ * is when the entry was last used; the file last_cleaned's time is when the cache was
+ * last cleaned.
  */
 #include "cache.h"
 #include "../staprun/modimage.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +27,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum cache_mode cache_mode = CACHE_USE;
@@ -238,7 +247,64 @@ void hash_tree(struct hasher *h, const char *dir, bool contents)
 	strlist_free(&files);
 }
 
-/* The kernel build tree: its identity, and the configuration modules are built with. */
+/* VAR's value among the -B options (make's command line, where the last one counts) */
+static const char *make_arg(struct session *s, const char *var)
+{
+	const char *value = NULL;
+	size_t n = strlen(var);
+
+	for (int i = 0; i < s->make_args.count; i++)
+		if (strncmp(s->make_args.items[i], var, n) == 0 && s->make_args.items[i][n] == '=')
+			value = s->make_args.items[i] + n + 1;
+	return value;
+}
+
+/*
+ * The compiler kbuild will run: CC from -B (the kernel's Makefile sets CC itself, so the
+ * environment's CC does not count), else clang when LLVM is set (LLVM=1, LLVM=-15 as a
+ * suffix, LLVM=/prefix/), else $(CROSS_COMPILE)gcc.
+ */
+static char *kbuild_compiler(struct session *s)
+{
+	const char *cc = make_arg(s, "CC"), *llvm = make_arg(s, "LLVM");
+	const char *cross = make_arg(s, "CROSS_COMPILE");
+
+	if (cc)
+		return xstrdup(cc);
+	if (!llvm)
+		llvm = getenv("LLVM");
+	if (llvm && *llvm) {
+		size_t n = strlen(llvm);
+
+		if (llvm[n - 1] == '/')
+			return xasprintf("%sclang", llvm);
+		return xasprintf("clang%s", llvm[0] == '-' ? llvm : "");
+	}
+	if (!cross)
+		cross = getenv("CROSS_COMPILE");
+	return xasprintf("%sgcc", cross ? cross : "");
+}
+
+/* What `COMPILER --version` says (all of it): a new compiler makes other modules. */
+static void hash_compiler_version(struct hasher *h, struct session *s)
+{
+	char *compiler = kbuild_compiler(s);
+	char *command = xasprintf("%s --version 2>/dev/null", compiler);
+	FILE *f = popen(command, "r");
+	char buf[4096];
+	size_t n;
+
+	hash_string(h, compiler);
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		hash_bytes(h, buf, n);
+	if (!f || pclose(f) != 0)
+		hash_string(h, "(no version)");
+	free(command);
+	free(compiler);
+}
+
+/* The kernel build tree: its identity, and the configuration and the compiler modules
+ * are built with. */
 void hash_kernel(struct hasher *h, struct session *s)
 {
 	static const char *const files[] = {
@@ -264,6 +330,7 @@ void hash_kernel(struct hasher *h, struct session *s)
 		hash_string(h, env[i]);
 		hash_string(h, getenv(env[i]) ? getenv(env[i]) : "");
 	}
+	hash_compiler_version(h, s);
 	free(real);
 	free(config);
 }
@@ -379,7 +446,7 @@ bool cache_fetch(struct session *s, const char *key)
 	c_path = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	if (write_file(c_path, c_data, c_len) || write_file(ko_path, ko_data, ko_len))
 		goto out;
-	/* recently used: a future size limit would prune by this */
+	/* recently used: the size limit removes the entries used longest ago first */
 	utimensat(AT_FDCWD, ko_cached, NULL, 0);
 	if (verbose_at(s, 3, 1))
 		fprintf(stderr, "Pass 3: using cached %s\n", c_cached);
@@ -396,6 +463,147 @@ out:
 	free(c_path);
 	free(ko_path);
 	return hit;
+}
+
+/* ---- the size limit ---- */
+
+#define CACHE_MB_LIMIT_DEFAULT 256
+#define CACHE_CLEAN_INTERVAL_DEFAULT 300
+
+/*
+ * The whole number in the cache's file NAME; when the file is missing, it is written with
+ * DEFAULT (as stap does, so the limit can be found and edited).  A file that does not
+ * hold a number gives DEFAULT too.
+ */
+static long cache_setting(struct session *s, const char *dir, const char *name, long def)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *text = read_file(path, NULL);
+	long value = def;
+
+	if (text) {
+		char *end;
+		long n = strtol(text, &end, 10);
+
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end != text && !*end && n >= 0)
+			value = n;
+		else if (verbose_at(s, 4, 1))
+			fprintf(stderr, "Pass 4: %s holds no number; using %ld\n", path, def);
+	} else {
+		char *line = xasprintf("%ld\n", def);
+
+		install_file(path, line, strlen(line));
+		free(line);
+	}
+	free(text);
+	free(path);
+	return value;
+}
+
+struct cache_entry {
+	char *ko;		/* modules/KK/KEY.ko; KEY.c beside it */
+	off_t size;		/* of both */
+	struct timespec used;	/* the .ko's modification time */
+};
+
+static int compare_entries_by_use(const void *a, const void *b)
+{
+	const struct cache_entry *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->ko, y->ko);
+}
+
+/* KEY.ko to KEY.EXT */
+static char *sibling(const char *ko, const char *ext)
+{
+	return xasprintf("%.*s.%s", (int)(strlen(ko) - strlen(".ko")), ko, ext);
+}
+
+/* The module entries of the cache, least recently used first; their total size. */
+static struct cache_entry *cache_entries(const char *dir, int *count, off_t *total)
+{
+	char *modules = xasprintf("%s/modules", dir);
+	struct strlist files = tree_files(modules);
+	struct cache_entry *entries = xcalloc(files.count + 1, sizeof(*entries));
+	int n = 0;
+
+	*total = 0;
+	for (int i = 0; i < files.count; i++) {
+		const char *ko = files.items[i];
+		struct stat ko_st, c_st;
+		char *c;
+
+		if (strlen(ko) < 4 || strcmp(ko + strlen(ko) - 3, ".ko") != 0 ||
+		    stat(ko, &ko_st))
+			continue;
+		c = sibling(ko, "c");
+		entries[n].ko = xstrdup(ko);
+		entries[n].size = ko_st.st_size + (stat(c, &c_st) == 0 ? c_st.st_size : 0);
+		entries[n].used = ko_st.st_mtim;
+		*total += entries[n].size;
+		n++;
+		free(c);
+	}
+	strlist_free(&files);
+	free(modules);
+	qsort(entries, n, sizeof(entries[0]), compare_entries_by_use);
+	*count = n;
+	return entries;
+}
+
+/*
+ * After storing KEPT (the .ko of this run's entry, never removed): if the last cleaning
+ * is older than the interval, the least recently used entries go until the modules fit
+ * in the limit.  Another stap may clean at the same time; a file already gone is fine.
+ */
+static void cache_limit(struct session *s, const char *kept)
+{
+	char *dir = cache_dir();
+	long limit_mb = cache_setting(s, dir, "cache_mb_limit", CACHE_MB_LIMIT_DEFAULT);
+	long interval = cache_setting(s, dir, "cache_clean_interval_s",
+				      CACHE_CLEAN_INTERVAL_DEFAULT);
+	char *stamp = xasprintf("%s/last_cleaned", dir);
+	struct cache_entry *entries;
+	struct stat st;
+	off_t total, limit = (off_t)limit_mb * 1024 * 1024, freed = 0;
+	int count, removed = 0;
+	time_t now = time(NULL);
+
+	if (stat(stamp, &st) == 0 && now >= st.st_mtime && now - st.st_mtime < interval) {
+		if (verbose_at(s, 4, 2))
+			fprintf(stderr, "Pass 4: the cache was cleaned %lds ago (every %lds)\n",
+				(long)(now - st.st_mtime), interval);
+		goto out;
+	}
+	install_file(stamp, "", 0);	/* now */
+	entries = cache_entries(dir, &count, &total);
+	for (int i = 0; i < count; i++) {
+		if (total > limit && strcmp(entries[i].ko, kept) != 0) {
+			char *c = sibling(entries[i].ko, "c");
+
+			unlink(entries[i].ko);	/* the .ko first: without it the entry is gone */
+			unlink(c);
+			free(c);
+			total -= entries[i].size;
+			freed += entries[i].size;
+			removed++;
+		}
+		free(entries[i].ko);
+	}
+	free(entries);
+	if (verbose_at(s, 4, 2))
+		fprintf(stderr, "Pass 4: cleaned the cache: removed %d of %d modules (%lld KiB), "
+			"kept %lld KiB of the %ld MiB allowed\n", removed, count,
+			(long long)freed / 1024, (long long)total / 1024, limit_mb);
+out:
+	free(stamp);
+	free(dir);
 }
 
 /* After a successful pass 4: the C, then the .ko (whose presence completes the entry). */
@@ -415,8 +623,10 @@ void cache_store(struct session *s, const char *key)
 		if (verbose_at(s, 4, 1))
 			fprintf(stderr, "Pass 4: cannot write to the cache %s: %s\n", ko_cached,
 				strerror(errno));
-	} else if (verbose_at(s, 4, 2)) {
-		fprintf(stderr, "Copying %s to %s\n", s->module_path, ko_cached);
+	} else {
+		if (verbose_at(s, 4, 2))
+			fprintf(stderr, "Copying %s to %s\n", s->module_path, ko_cached);
+		cache_limit(s, ko_cached);
 	}
 out:
 	free(c_path);

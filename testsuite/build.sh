@@ -1,7 +1,7 @@
 # build.sh - layer 3b: pass 4 on the host against the reference kernel's headers: the
-# kernel API tests (stp_autoconf.h), the module cache, and the options of pass 4 (-p4, -m,
-# -k, -B, -r DIR, --disable-cache, --clean-cache).  Each module build takes seconds, so the
-# cases share builds: about six builds in all.
+# kernel API tests (stp_autoconf.h), the module cache (its key, races, its size limit), and
+# the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache).  Each
+# module build takes seconds, so the cases share builds: about eight builds in all.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) || [ ! -d "/lib/modules/$rel/build" ]; then
@@ -144,7 +144,47 @@ out=$(cd "$work/c" && "$STAP" -v -p4 -r "$rel" -m b_race ../race.stp 2>&1)
 details=$out
 check "the raced entry is whole (a later run hits it)" has '^Pass 4: using cached' "$out"
 
-# 7. --clean-cache removes it all and exits
+# 7. the size limit: cache_mb_limit and cache_clean_interval_s, written with stap's
+# defaults; a limit of 0 keeps only the entry just stored (the least recently used go)
+details=$(find "$STAPLER_CACHE_DIR" -maxdepth 1)
+check "the cache's limits are written with their defaults (256 MiB, every 300 s)" \
+	test "$(cat "$STAPLER_CACHE_DIR/cache_mb_limit" 2>/dev/null)" = 256 -a \
+	"$(cat "$STAPLER_CACHE_DIR/cache_clean_interval_s" 2>/dev/null)" = 300
+modules() { find "$STAPLER_CACHE_DIR/modules" -name '*.ko' | sort; }
+before=$(modules)
+echo 0 >"$STAPLER_CACHE_DIR/cache_mb_limit"
+echo 0 >"$STAPLER_CACHE_DIR/cache_clean_interval_s"
+printf '%s\n' 'probe begin { println("newest") exit() }' >"$work/newest.stp"
+out=$(cd "$work/c" && "$STAP" -vv -p4 -r "$rel" -m b_newest ../newest.stp 2>&1)
+details=$out
+check "a full cache is cleaned after a new entry" \
+	has "^Pass 4: cleaned the cache: removed $(wc -l <<<"$before") of $(($(wc -l <<<"$before") + 1)) modules" "$out"
+newest=$(modules)
+details="before: $before"$'\n'"after: $newest"
+check "the cleaning removes the older entries and keeps the newest" \
+	test "$(wc -l <<<"$newest")" = 1 -a -z "$(comm -12 <(echo "$before") <(echo "$newest"))"
+out=$(cd "$work/c" && "$STAP" -v -p4 -r "$rel" -m b_newest ../newest.stp 2>&1)
+details=$out
+check "the kept entry still hits" has '^Pass 4: using cached' "$out"
+
+# the compiler's version is part of the key: a gcc that says another version misses (it
+# is the same gcc, behind a script first in the PATH); the interval spares the cache
+echo 300 >"$STAPLER_CACHE_DIR/cache_clean_interval_s"
+mkdir -p "$work/fakebin"
+printf '%s\n' '#!/bin/sh' \
+	'[ "$1" = --version ] && { echo "gcc (stapler test) 99.1"; exit 0; }' \
+	'exec /usr/bin/gcc "$@"' >"$work/fakebin/gcc"
+chmod +x "$work/fakebin/gcc"
+out=$(cd "$work/c" && PATH=$work/fakebin:$PATH "$STAP" -vv -p4 -r "$rel" -m b_newest \
+	../newest.stp 2>&1)
+details=$out
+check "another compiler version misses the cache" has '^Pass 4: compiled C into' "$out"
+details=$out
+check "within cache_clean_interval_s the cache is not cleaned again" \
+	test -n "$(grep '^Pass 4: the cache was cleaned [0-9]*s ago (every 300s)$' <<<"$out")" \
+	-a "$(modules | wc -l)" = 2
+
+# 8. --clean-cache removes it all and exits
 out=$("$STAP" --clean-cache 2>&1)
 status=$?
 details=$out
