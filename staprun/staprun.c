@@ -439,10 +439,13 @@ static void check_systemtap_folder(int top, const char *dir)
 	if (n <= 0 || real[0] != '/')
 		fatal("cannot tell where %s is (is /proc mounted?)", dir);
 	real[n] = '\0';
+	/* above it, a folder root's group may write is still root's */
 	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
 		*slash = '\0';
 		if (stat(*real ? real : "/", &st) != 0)
 			fatal("cannot examine %s: %s", *real ? real : "/", strerror(errno));
+		if (st.st_gid == 0)
+			st.st_mode &= ~S_IWGRP;
 		check_trusted(*real ? real : "/", &st);
 	}
 }
