@@ -15,6 +15,7 @@
 struct typing {
 	struct elaborator *el;
 	struct function *function;	/* NULL in a probe handler */
+	struct node *assigned;		/* the value of the assignment being typed */
 };
 
 /*
@@ -249,8 +250,10 @@ static enum stap_type infer_call(struct typing *ty, struct node *n)
 static enum stap_type infer_assign(struct typing *ty, struct node *n)
 {
 	enum stap_type lhs = infer(ty, n->lhs);	/* stap's order, for its messages */
-	enum stap_type rhs = infer(ty, n->rhs);
-	enum stap_type want;
+	enum stap_type rhs, want;
+
+	ty->assigned = n->rhs;
+	rhs = infer(ty, n->rhs);
 
 	if (strcmp(n->op, ".=") == 0)
 		want = TYPE_STRING;
@@ -486,6 +489,14 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 				infer(ty, c->index);
 				push_type(ty, c->index, TYPE_LONG);
 			}
+		/* p->x where p's value has no C type (autocast.c found none); its type is
+		 * unresolved too, which stap says unless the variable it is assigned to
+		 * says it */
+		if (n->kind == ND_AUTOCAST && !n->access && el->report) {
+			semantic_error(el, n->tok, "unknown type in dereference");
+			if (ty->assigned != n)
+				semantic_error(el, n->tok, "unresolved type ");
+		}
 		break;
 	case ND_EMBEDDED_EXPR:
 		t = strstr(n->string, "/* string */") ? TYPE_STRING : TYPE_LONG;
