@@ -8,7 +8,7 @@
  * parameters do not (as in stap: the caller's types do not reach them).  The types
  * spread until nothing more changes; each autocast then resolves as a @cast of the
  * value to its pointer type would, and @defined() of an autocast waits for that.  What
- * still has no type after all is an error, as stap says it.
+ * still has no type after all is an error, as stap says it, from the type pass (types.c).
  */
 #include "elaborate.h"
 #include "ctype.h"
@@ -19,7 +19,6 @@
 enum walk_mode {
 	TRY,		/* resolve what has a type now */
 	UNDEFINED,	/* @defined() of what still has none is 0 */
-	REPORT,		/* what still has none is an error */
 };
 
 struct walk {
@@ -178,9 +177,7 @@ static bool resolve_visit(struct node *n, void *arg)
 		*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .next = n->next };
 		w->progress++;
 		break;
-	case AUTOCAST_UNKNOWN:
-		if (w->mode == REPORT)
-			semantic_error(w->el, n->tok, "unknown type in dereference");
+	case AUTOCAST_UNKNOWN:	/* maybe later; else the type pass says so */
 		break;
 	}
 	return false;
