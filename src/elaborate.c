@@ -5,7 +5,8 @@
  *  2. resolve.c: every name to a local, global or function, loading tapset files;
  *  3. warnings about variables read but never written;
  *  4. optimize.c (with -u, constants only fold);
- *  5. types.c: the types of everything, and their conflicts;
+ *  5. types.c: the types of everything, and their conflicts (then the optimizer drops the
+ *     overloads that can never run);
  *  6. globals written but never read get an end probe that prints them, as in stap.
  * The diagnostics of all parts go through semantic_error() and friends (diag.c).
  */
@@ -480,6 +481,7 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 	derive_tapset_probes(&el);	/* of the files the script's aliases loaded */
 	if (el.errors == 0) {
 		resolve_program(&el);
+		check_function_privilege(&el);	/* --privilege=stapusr */
 		apply_global_settings(&el, user);
 		warn_unassigned(&el);
 	}
@@ -489,6 +491,8 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		semantic_error(&el, NULL, "no probes found");
 	if (el.errors == 0)
 		infer_types(&el);
+	if (el.errors == 0 && !s->unoptimized)
+		drop_unreachable_overloads(&el);
 	if (el.errors == 0)
 		check_foreach_changes(&el);
 	if (el.errors == 0)

@@ -139,6 +139,7 @@ void infer_types(struct elaborator *el);
 
 /* optimize.c */
 void optimize(struct elaborator *el, bool elide);
+void drop_unreachable_overloads(struct elaborator *el);
 
 /* tapset.c: which library file defines what */
 enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };

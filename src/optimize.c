@@ -11,7 +11,8 @@
  * constant condition keep only what can run, and nested blocks flatten.
  * Only the first round warns: what later rounds remove follows from what it said.
  * Then functions no longer called and globals no longer used are dropped.  At the end a
- * handler with no side effect left goes ("Probe ... has been elided").
+ * handler with no side effect left goes ("Probe ... has been elided").  After the types,
+ * the overloads that can never run go too (drop_unreachable_overloads).
  * What has side effects: writes to globals, printing, calls of functions that have them
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
  * read has none (stap elides an unused $var too, and with it the fault it could have).
@@ -608,6 +609,35 @@ static void optimize_bodies(struct optimizer *o, enum walk walk)
 		if (o->elide && walk == ELIDE_STATEMENTS && !f->body->body && o->round == 0)
 			semantic_warning(o->el, f->tok, "side-effect-free function '%s'", f->name);
 	}
+}
+
+static bool is_next(struct node *n, void *arg)
+{
+	*(bool *)arg |= n->kind == ND_NEXT;
+	return !*(bool *)arg;
+}
+
+/* A script function whose body has "next" may pass a call on to the following overload. */
+static bool may_pass_on(struct function *f)
+{
+	bool found = false;
+
+	if (!f->embedded)
+		walk_nodes(f->body, is_next, &found);
+	return found;
+}
+
+/*
+ * After the types (which stap checks against every overload of a call): an overload
+ * chain ends at the first function that cannot pass a call on, and those after it,
+ * which never run, go as unused (of two definitions alike, the first stays).
+ */
+void drop_unreachable_overloads(struct elaborator *el)
+{
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		if (f->next_overload && !may_pass_on(f))
+			f->next_overload = NULL;
+	drop_unused(el);
 }
 
 /* With ELIDE false (-u), constants fold and dead branches go, but nothing else does. */

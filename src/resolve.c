@@ -212,26 +212,11 @@ static int64_t priority_of(struct elaborator *el, struct function *f)
 
 static void use_function(struct elaborator *el, struct function *f);
 
-static bool is_next(struct node *n, void *arg)
-{
-	*(bool *)arg |= n->kind == ND_NEXT;
-	return !*(bool *)arg;
-}
-
-/* A script function whose body has "next" may pass a call on to the following overload. */
-static bool may_pass_on(struct function *f)
-{
-	bool found = false;
-
-	if (!f->embedded)
-		walk_nodes(f->body, is_next, &found);
-	return found;
-}
-
 /*
- * Orders the functions of one name and arity by priority, linked by next_overload; the
- * chain ends at the first that cannot pass a call on (those after it never run: as in
- * stap, of two definitions alike the first, the user's script's before the tapsets').
+ * Orders the functions of one name and arity by priority, linked by next_overload.  All
+ * of them are used, typed and optimized, as in stap, even those after one that cannot
+ * pass a call on ("next"), which never run: the optimizer drops those after the types
+ * are known (drop_unreachable_overloads); with -u they stay.
  */
 static struct function *overload_group(struct elaborator *el, struct function **candidates,
 				       int n)
@@ -248,8 +233,7 @@ static struct function *overload_group(struct elaborator *el, struct function **
 			}
 		for (int i = 0; i < n; i++) {
 			candidates[i]->grouped = true;
-			candidates[i]->next_overload = i + 1 < n && may_pass_on(candidates[i]) ?
-						       candidates[i + 1] : NULL;
+			candidates[i]->next_overload = i + 1 < n ? candidates[i + 1] : NULL;
 		}
 	}
 	for (struct function *f = candidates[0]; f; f = f->next_overload)

@@ -244,6 +244,11 @@ static enum stap_type infer_call(struct typing *ty, struct node *n)
 				push_type(ty, a, param->type);
 		}
 	}
+	/* and returns the first one's type (stap: at the call, the other's found at it) */
+	for (struct function *f = n->func->next_overload; f; f = f->next_overload)
+		if (n->func->return_type != TYPE_UNKNOWN && f->return_type != TYPE_UNKNOWN)
+			learn_type(ty->el, &f->return_type, &f->type_tok, n->func->return_type,
+				   n->tok, -1);
 	return n->func->return_type;
 }
 
