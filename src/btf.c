@@ -323,9 +323,14 @@ static struct btf_module *new_module(const char *name, const char *path, struct 
 	if (m->nfunctions) {
 		int kept = 1;
 
-		for (int i = 1; i < m->nfunctions; i++)
-			if (strcmp(m->functions[i].name, m->functions[kept - 1].name) != 0)
+		for (int i = 1; i < m->nfunctions; i++) {
+			struct btf_function *last = &m->functions[kept - 1];
+
+			if (strcmp(m->functions[i].name, last->name) != 0)
 				m->functions[kept++] = m->functions[i];
+			else if (m->functions[i].proto != last->proto)
+				last->ambiguous = true;
+		}
 		m->nfunctions = kept;
 	}
 	return m;

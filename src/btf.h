@@ -27,6 +27,9 @@ struct session;
 struct btf_function {
 	const char *name;
 	uint32_t proto;
+	/* static functions of this name in several files have different prototypes: which
+	 * one a probe by the name reaches (the kernel's first symbol) BTF does not say */
+	bool ambiguous;
 };
 
 /* The BTF of the kernel or of one module (split on the kernel's). */

@@ -500,8 +500,10 @@ static char *btf_variables(struct btf_module *m, const struct btf_function *f, b
 	struct strbuf sb = { 0 };
 	const char **names;
 	struct ctype **types, *returns = btf_function_return(m, f);
-	int n = btf_function_params(m, f, &names, &types, NULL);
+	int n = f->ambiguous ? 0 : btf_function_params(m, f, &names, &types, NULL);
 
+	if (f->ambiguous)	/* which of them is probed is not known */
+		return xstrdup("");
 	if (with_return && returns) {
 		char *type = ctype_name(returns);
 
@@ -724,6 +726,15 @@ static enum target_resolution btf_resolve_target(struct elaborator *el,
 	int count = btf_function_params(p->btf, p->btf_function, &names, &types, NULL), i;
 	enum target_resolution result = TARGET_UNRESOLVED;
 	struct strbuf alternatives = { 0 };
+
+	if (p->btf_function->ambiguous) {
+		if (!quiet)
+			semantic_error(el, n->tok, "cannot read $%s: the kernel's BTF has several "
+				       "functions %s with different parameters (static functions in "
+				       "several files), and which one the probe reaches needs the "
+				       "DWARF", name, p->btf_function->name);
+		goto out;
+	}
 
 	if (strcmp(name, "return") == 0 && p->is_return) {
 		if (btf_return_value(el, p, n, a, quiet)) {

@@ -1,0 +1,1 @@
+-p2 -e 'probe begin { println(@cast(0, "task_struct")->pid, @cast(0, "struct sk_buff", "kernel")->len, @cast(0, "xfs_inode", "xfs")->i_ino) }'

@@ -1,0 +1,1 @@
+-p2 -e 'probe kernel.function("*@fs/read_write.c") {}'

@@ -1,0 +1,1 @@
+-l 'kernel.function("vfs_rea*")'

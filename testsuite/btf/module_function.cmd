@@ -1,0 +1,1 @@
+-L 'module("binfmt_misc").function("bm_status_*")'

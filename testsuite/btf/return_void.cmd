@@ -1,0 +1,1 @@
+-p2 -e 'probe kernel.function("kfree").return { println($return) }'

@@ -1,0 +1,1 @@
+-p2 -e 'probe kernel.statement("vfs_read@fs/read_write.c:*") {}'

@@ -1,0 +1,1 @@
+-p2 -e 'probe kernel.function("vfs_read") { println($count, kernel_string($file->f_path->dentry->d_name->name), $$parms) } probe kernel.function("vfs_read").return { println($return, @entry($count)) }'

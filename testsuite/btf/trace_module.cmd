@@ -1,0 +1,1 @@
+-L 'module("xfs").trace("xfs_file_read*")'

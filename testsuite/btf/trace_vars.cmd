@@ -1,0 +1,1 @@
+-L 'kernel.trace("sched:sched_switch")'
