@@ -202,3 +202,19 @@ for kind in gzip xz zstd; do
 		fail "btf: a $kind-compressed image is unpacked" "$out"
 	fi
 done
+
+# one type model: the C of target variables through bitfields, enums, unions, arrays,
+# nested structs, pretty-printing, $return and @entry is the DWARF build's (the probe
+# points' names aside, which have no @file:line from BTF)
+script='probe kernel.function("tcp_sendmsg") { println($sk->sk_userlocks, $sk->sk_type,
+	$sk->__sk_common->skc_family, $sk->__sk_common->skc_state, $msg->msg_iter->count, $size,
+	kernel_string($sk->__sk_common->skc_prot->name), $msg$, $sk->sk_rcvbuf,
+	$sk->__sk_common->skc_v6_daddr->in6_u->u6_addr8[3], $sk->sk_peer_pid$$) }
+probe kernel.function("tcp_sendmsg").return { println($return, @entry($$parms$)) }'
+"$STAP" -r "$rel" -p3 -e "$script" 2>&1 | sed -E 's/@[^"]*\\"/\\"/' >"$work/dwarf.c"
+STAPLER_NO_DEBUGINFO=1 "$STAP" -r "$rel" -p3 -e "$script" 2>&1 >"$work/btf.c"
+if [ "$(wc -l <"$work/btf.c")" -gt 100 ] && diff -u "$work/dwarf.c" "$work/btf.c" >"$work/c.diff"; then
+	pass "btf: target variables translate to the DWARF build's C"
+else
+	fail "btf: target variables translate to the DWARF build's C" "$(cat "$work/c.diff")"
+fi
