@@ -374,7 +374,7 @@ static void scan_folder(const char *dir, struct strlist *files, int depth)
  * files under /lib/modules/REL (and the VM's copy of the image package's). */
 static void scan_modules(struct session *s)
 {
-	char *vm;
+	char *vm, *folder;
 
 	if (loaded.modules_scanned)
 		return;
@@ -401,9 +401,11 @@ static void scan_modules(struct session *s)
 		scan_folder(dir, &loaded.module_files, 0);
 		free(dir);
 	}
-	vm = xasprintf("%s/modules/kernel", vm_kernel_folder(s->kernel_release));
+	folder = vm_kernel_folder(s->kernel_release);
+	vm = xasprintf("%s/modules/kernel", folder);
 	scan_folder(vm, &loaded.module_files, 0);
 	free(vm);
+	free(folder);
 }
 
 /* ---- the API ---- */
@@ -422,16 +424,18 @@ struct btf_module *btf_kernel(struct session *s, const char **why)
 		debuginfo_hidden() ? NULL : xasprintf("/usr/lib/debug/boot/vmlinux-%s", rel),
 		debuginfo_hidden() ? NULL : xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux", rel),
 	};
+	char *vm = vm_kernel_folder(rel);
 	char *images[] = {
 		xasprintf("/boot/vmlinuz-%s", rel),
 		xasprintf("/lib/modules/%s/vmlinuz", rel),
-		xasprintf("%s/vmlinuz", vm_kernel_folder(rel)),
+		xasprintf("%s/vmlinuz", vm),
 	};
 	const char *image_why = NULL;
 	char *image_tried = NULL;
 	struct btf *btf = NULL;
 	char *from = NULL;
 
+	free(vm);
 	if (loaded.kernel_tried) {
 		*why = loaded.kernel_why;
 		return loaded.kernel;
