@@ -831,6 +831,16 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
 				 "use a .statement() probe, not .function()");
 	names = module_names(el, &dp);
+	if (dp.module && !names.count) {	/* modules without debuginfo: their BTF */
+		struct strlist with_btf = btf_module_names(el->session, dp.module);
+		bool any = with_btf.count > 0;
+
+		strlist_free(&with_btf);
+		if (any) {
+			strlist_free(&names);
+			return btf_build(el, &dp, pat, proto);
+		}
+	}
 	for (int i = 0; i < names.count; i++) {
 		struct dw_module *m = dp.user ? user_module(el, &dp, names.items[i], i) :
 				      dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
