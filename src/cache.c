@@ -405,6 +405,7 @@ char *cache_key(struct session *s, struct program *prog, const char *script_name
 	hash_string(&h, s->guru ? "-g" : "");
 	hash_string(&h, s->unoptimized ? "-u" : "");
 	hash_string(&h, s->compat_version);
+	hash_string(&h, session_privilege(s));
 	return hasher_hex(&h);
 }
 

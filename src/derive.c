@@ -589,7 +589,8 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 			.condition = pp->condition,
 		};
 
-		resolved |= matches[i].family->build(el, matches[i].point, &proto);
+		if (privilege_allows_point(el, matches[i].point))	/* --privilege */
+			resolved |= matches[i].family->build(el, matches[i].point, &proto);
 	}
 	diag_quiet -= quiet;
 	el->resolving = NULL;

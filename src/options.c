@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,11 @@ static const char usage_text[] =
 "                 built for (-r; by default the configured reference kernel);\n"
 "                 output streams here, Ctrl-C reaches the script, and -o files\n"
 "                 are copied back\n"
-" * --privilege=stapusr|stapsys|stapdev, --unprivileged\n"
-"                 build for a less privileged user\n"
+"   --privilege=stapusr|stapsys|stapdev, --unprivileged (stapusr)\n"
+"                 build for a less privileged user: pass 2 refuses what that\n"
+"                 user may not use (stapusr: only begin, end, error, never,\n"
+"                 process.* and timer probes, no kernel-only tapset functions;\n"
+"                 both: no -g, no embedded C)\n"
 " * --runtime=dyninst, --dyninst, --runtime=bpf, --bpf\n"
 "                 the other runtimes (--runtime=kernel is the kernel module: accepted)\n"
 "   --suppress-handler-errors\n"
@@ -365,6 +369,62 @@ static int parse_prologue_searching(const char *when)
 	exit(1);
 }
 
+/* --privilege=LEVEL, --unprivileged (stapusr): once only */
+static void set_privilege(struct session *s, const char *level)
+{
+	if (strcmp(level, "stapusr") != 0 && strcmp(level, "stapsys") != 0 &&
+	    strcmp(level, "stapdev") != 0) {
+		fprintf(stderr, "Invalid argument '%s' for --privilege.\n", level);	/* stap's */
+		exit(1);
+	}
+	if (s->privilege)
+		usage_error("Privilege level may be set only once.");
+	s->privilege = level;
+}
+
+/* Whether the user running stap is in group NAME (as a supplementary or the real group). */
+static bool in_group(const char *name)
+{
+	struct group *g = getgrnam(name);
+	gid_t groups[NGROUPS_MAX];
+	int n;
+
+	if (!g)
+		return false;
+	if (getgid() == g->gr_gid)
+		return true;
+	n = getgroups(NGROUPS_MAX, groups);
+	for (int i = 0; i < n; i++)
+		if (groups[i] == g->gr_gid)
+			return true;
+	return false;
+}
+
+/*
+ * As stap(1) says: without --privilege, a run of pass 5 by a user who is neither root nor
+ * in the group stapdev builds for the privilege that user has (stapsys or stapusr), which
+ * is all staprun would load for them; a user in none of the groups is refused, in stap's
+ * words.  Not with --vm: the guest is the user's own.
+ */
+static void default_privilege(struct session *s)
+{
+	if (s->privilege || s->last_pass < 5 || s->list_pattern || s->vm || getuid() == 0 ||
+	    in_group("stapdev"))
+		return;
+	if (in_group("stapsys"))
+		s->privilege = "stapsys";
+	else if (in_group("stapusr"))
+		s->privilege = "stapusr";
+	else
+		usage_error("You are trying to run systemtap as a normal user.\nYou should either "
+			    "be root, or be part of the group \"stapusr\" and possibly one of the "
+			    "groups \"stapsys\" or \"stapdev\". " MAN_PAGE("stap"));
+	if (verbose_at(s, 1, 1))
+		fprintf(stderr, "--privilege=%s was automatically selected because you are a "
+			"member of the group %s. " MAN_PAGE("stap") "\n", s->privilege,
+			s->privilege);
+}
+
 /* -S SIZE[,N]: megabytes per output file, and how many files to keep. */
 static void check_switch_option(const char *arg)
 {
@@ -548,9 +608,10 @@ void parse_options(struct session *s, int argc, char **argv)
 			not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
 		case OPT_BPF:
 			not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
-		case OPT_PRIVILEGE:
+		case OPT_PRIVILEGE:	/* what pass 2 allows (privilege.c) */
 		case OPT_UNPRIVILEGED:
-			not_implemented("building for unprivileged users (--privilege)");
+			set_privilege(s, opt == OPT_UNPRIVILEGED ? "stapusr" : optarg);
+			break;
 		case OPT_SUPPRESS_HANDLER_ERRORS:	/* the runtime counts them, silently */
 			strlist_add(&s->defines, "STP_SUPPRESS_HANDLER_ERRORS");
 			break;
@@ -567,6 +628,9 @@ void parse_options(struct session *s, int argc, char **argv)
 		fprintf(stderr, "Invalid argument '%s' for --color.\n", colour_when);
 		exit(1);
 	}
+	default_privilege(s);
+	if (s->guru && s->privilege && strcmp(s->privilege, "stapdev") != 0)
+		usage_error("You can't specify -g and --privilege=%s together.", s->privilege);
 	if (s->target_cmd && s->target_pid)
 		usage_error("You can't specify -c and -x options together.");
 	if (s->switch_files && !s->output_file)

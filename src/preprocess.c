@@ -59,7 +59,7 @@ struct preprocessor *preprocessor_new(struct session *s)
 	pp->kernel_v = xstrndup(pp->kernel_vr, strcspn(pp->kernel_vr, "-"));
 	pp->arch = kernel_arch();
 	pp->runtime = "kernel";
-	pp->privilege = "stapdev";
+	pp->privilege = session_privilege(s);
 	pp->compat_version = s->compat_version ? s->compat_version : STAP_COMPAT_VERSION;
 	return pp;
 }

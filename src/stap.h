@@ -534,6 +534,7 @@ struct session {
 	const char *kernel_release;	/* -r REL */
 	const char *kernel_build_dir;	/* /lib/modules/REL/build, or -r DIR */
 	const char *compat_version;	/* --compatible=VERSION: systemtap_v */
+	const char *privilege;		/* --privilege: "stapusr", "stapsys"; NULL: stapdev */
 	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
 	const char *sysroot;		/* --sysroot: where the target's programs are */
 	bool use_btf;			/* --btf: the kernel's BTF rather than its DWARF */
@@ -653,6 +654,12 @@ struct program {
 	struct strlist module_symbols;	/* "module:symbol" that target variables of
 					 * modules are placed from (runtime: found at run time) */
 };
+
+/* privilege.c: what --privilege=stapusr|stapsys allows (pass 2) */
+struct elaborator;
+const char *session_privilege(const struct session *s);	/* "stapdev" by default */
+bool privilege_allows_point(struct elaborator *el, struct probe_point *pp);
+void check_function_privilege(struct elaborator *el);
 
 /* elaborate.c: pass 2 */
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,

@@ -618,11 +618,25 @@ static int remove_module(const char *module)
 
 static const char *module_arg;	/* the module staprun loaded (the last argument) */
 
-/* A failure after staprun has loaded the module: do not leave it behind. */
+static struct session *the_session;	/* for remove_loaded_module() */
+
+/*
+ * A failure after staprun has loaded the module: do not leave it behind.  The files of
+ * the module that are open hold it; they are closed first.
+ */
 static void remove_loaded_module(void)
 {
-	if (module_arg && !opt.attach)
-		remove_module(module_arg);
+	struct session *s = the_session;
+
+	if (!module_arg || opt.attach)
+		return;
+	for (size_t i = 0; s && i < s->nrelays; i++)
+		close(s->relays[i].fd);
+	if (s && s->ctl_fd >= 0)
+		close(s->ctl_fd);
+	if (s && s->stdin_fd >= 0)
+		close(s->stdin_fd);
+	remove_module(module_arg);
 }
 
 /* A wrong option: the module staprun loaded is removed (fatal_cleanup). */
@@ -761,6 +775,7 @@ int main(int argc, char **argv)
 	bool opened;
 
 	program_name = "stapio";
+	the_session = &s;
 	parse_options(argc, argv);
 	s.module = argv[optind];
 	set_signals();

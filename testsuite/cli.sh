@@ -29,8 +29,7 @@ fi
 expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
-for refused in "--privilege=stapusr" "--unprivileged" \
-	"--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
+for refused in "--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
 	read -r -a words <<<"$refused"
 	expect "$refused is refused until implemented" 1 'is not implemented yet' \
 		"$STAP" "${words[@]}" -e "$hello"
@@ -96,6 +95,32 @@ if command -v script >/dev/null; then
 		env TERM=dumb script -qec "'$STAP' -p2 -e '$warned'" /dev/null
 else
 	skip "cli: --color=auto on a terminal (no script(1))"
+fi
+# --privilege: the checks are pass 2's (testsuite/semantic/privilege_*)
+expect "--privilege takes stapusr, stapsys or stapdev" 1 \
+	"^Invalid argument 'root' for --privilege.\$" "$STAP" --privilege=root -p2 -e "$hello"
+expect "--privilege is given once" 1 'Privilege level may be set only once' \
+	"$STAP" --unprivileged --privilege=stapdev -p2 -e "$hello"
+expect "-g and --privilege=stapusr exclude each other" 1 \
+	"You can't specify -g and --privilege=stapusr together" \
+	"$STAP" -g --privilege=stapusr -p2 -e "$hello"
+expect "-g and --privilege=stapsys exclude each other" 1 \
+	"You can't specify -g and --privilege=stapsys together" \
+	"$STAP" --privilege=stapsys -g -p2 -e "$hello"
+expect "-g and --privilege=stapdev go together" 0 '^begin /\* <- begin \*/' \
+	"$STAP" --privilege=stapdev -g -p2 -e "$hello"
+# pass 5 by a user neither root nor in stapdev: built for the privilege the user has
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group stapusr >/dev/null; then
+	stapusr_gid=$(getent group stapusr | cut -d: -f3)
+	expect "a user in no stap group is refused pass 5" 1 \
+		'^You should either be root, or be part of the group "stapusr"' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$STAP" -e "$hello"
+	expect "a user in stapusr runs pass 5 as --privilege=stapusr" 1 \
+		'(?s)^--privilege=stapusr was automatically selected because you are a member of the group stapusr.  \[man stap\]\n.*probe point is not allowed for --privilege=stapusr' \
+		setpriv --reuid=65534 --regid=65534 --groups="$stapusr_gid" "$STAP" -v \
+		-e 'probe kernel.function("vfs_read") { exit() }'
+else
+	skip "cli: --privilege for users not in stapdev (not root, or no setpriv or group stapusr)"
 fi
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
 expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1

@@ -1,0 +1,85 @@
+/*
+ * privilege.c - --privilege=stapusr|stapsys|stapdev (and --unprivileged): what a script
+ * built for a less privileged user may use, as stap(1) "UNPRIVILEGED USERS" lists it.
+ *
+ *   stapdev  everything (the default)
+ *   stapsys  every probe point and tapset function, but no guru mode and no embedded C
+ *            of the script's own (options.c refuses -g; the parser, embedded C)
+ *   stapusr  that, and only the probe points of its own processes and of time: begin,
+ *            end, error, never, process.*, timer.{jiffies,s,sec,ms,msec,us,usec,ns,nsec,
+ *            hz}(N); and only the tapset functions with embedded C whose code says
+ *            it is safe for them: "unprivileged" or "myproc-unprivileged", as stap's
+ *            tapsets mark theirs
+ *
+ * Pass 2 says what is refused in stap's words.
+ */
+#include "stap.h"
+#include "elaborate.h"
+
+#include <string.h>
+
+const char *session_privilege(const struct session *s)
+{
+	return s->privilege ? s->privilege : "stapdev";
+}
+
+static bool is_stapusr(const struct session *s)
+{
+	return strcmp(session_privilege(s), "stapusr") == 0;
+}
+
+/* What a stapusr script may probe: its own processes, and time. */
+static bool stapusr_point(const struct probe_point *pp)
+{
+	static const char *const everywhere[] = { "begin", "end", "error", "never", "process" };
+	static const char *const timers[] = { "jiffies", "s", "sec", "ms", "msec", "us", "usec",
+					      "ns", "nsec", "hz" };
+	const struct component *first = pp->components;
+
+	for (size_t i = 0; i < sizeof(everywhere) / sizeof(everywhere[0]); i++)
+		if (strcmp(first->name, everywhere[i]) == 0)
+			return true;
+	if (strcmp(first->name, "timer") != 0 || !first->next)
+		return false;
+	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
+		if (strcmp(first->next->name, timers[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the session's privilege may use the concrete point PP (a family's form); if
+ * not, says so at its last component, as stap does.
+ */
+bool privilege_allows_point(struct elaborator *el, struct probe_point *pp)
+{
+	const struct component *last = pp->components;
+
+	if (!is_stapusr(el->session) || stapusr_point(pp))
+		return true;
+	while (last->next)
+		last = last->next;
+	semantic_error(el, last->tok, "probe point is not allowed for --privilege=%s",
+		       session_privilege(el->session));
+	return false;
+}
+
+/* An embedded-C function says it is safe for stapusr in its code's comments. */
+static bool unprivileged_function(const struct function *f)
+{
+	const char *code = f->embedded ? f->embedded->text : "";
+
+	return strstr(code, "/* unprivileged */") || strstr(code, "/* myproc-unprivileged */");
+}
+
+/* After the functions are resolved: those stapusr may not call. */
+void check_function_privilege(struct elaborator *el)
+{
+	if (!is_stapusr(el->session))
+		return;
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		if (f->embedded && !unprivileged_function(f))
+			semantic_error(el, f->tok, "function may not be used when "
+				       "--privilege=%s is specified",
+				       session_privilege(el->session));
+}
