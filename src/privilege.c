@@ -9,7 +9,7 @@
  *            end, error, never, process.*, timer.{jiffies,s,sec,ms,msec,us,usec,ns,nsec,
  *            hz}(N); and only the tapset functions with embedded C whose code says
  *            it is safe for them: "unprivileged" or "myproc-unprivileged", as stap's
- *            tapsets mark theirs
+ *            tapsets mark theirs (embedded-C expressions of tapset functions alike)
  *
  * Pass 2 says what is refused in stap's words.
  */
@@ -72,14 +72,32 @@ static bool unprivileged_function(const struct function *f)
 	return strstr(code, "/* unprivileged */") || strstr(code, "/* myproc-unprivileged */");
 }
 
+/* An embedded-C expression of a tapset (%{ ... %} in a script function) not marked as
+ * safe for stapusr; @const's are. */
+static bool refuse_embedded_expression(struct node *n, void *arg)
+{
+	struct elaborator *el = arg;
+
+	if (n->kind == ND_EMBEDDED_EXPR && !strstr(n->string, "/* unprivileged */") &&
+	    !strstr(n->string, "/* myproc-unprivileged */"))
+		semantic_error(el, n->tok, "embedded expression may not be used when "
+			       "--privilege=%s is specified", session_privilege(el->session));
+	return true;
+}
+
 /* After the functions are resolved: those stapusr may not call. */
 void check_function_privilege(struct elaborator *el)
 {
 	if (!is_stapusr(el->session))
 		return;
-	for (struct function *f = el->prog->functions; f; f = f->next_used)
+	for (struct function *f = el->prog->functions; f; f = f->next_used) {
 		if (f->embedded && !unprivileged_function(f))
 			semantic_error(el, f->tok, "function may not be used when "
 				       "--privilege=%s is specified",
 				       session_privilege(el->session));
+		if (f->body)
+			walk_nodes(f->body, refuse_embedded_expression, el);
+	}
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		walk_nodes(h->body, refuse_embedded_expression, el);
 }
