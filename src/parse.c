@@ -20,6 +20,8 @@ struct parser {
 	struct stapfile *file;
 	bool privileged;		/* tapset file or -g: embedded C allowed */
 	bool in_function;
+	bool old_ternary;		/* --compatible before 4.0: "a ? b : c = d" is
+					 * "a ? b : (c = d)", as stap 3.x parsed it */
 	int depth;			/* recursion depth of the parser */
 	int errors;
 	jmp_buf recover;
@@ -805,7 +807,7 @@ static struct node *binary(struct parser *ps, int level)
 	}
 }
 
-/* ternary = logical_or ("?" expr ":" ternary)? */
+/* ternary = logical_or ("?" expr ":" ternary)?    (":" expr before --compatible=4.0) */
 static struct node *ternary(struct parser *ps)
 {
 	struct node *n = binary(ps, 0);
@@ -817,7 +819,7 @@ static struct node *ternary(struct parser *ps)
 		enter(ps);
 		t->then = expr(ps);
 		expect(ps, ":");
-		t->els = ternary(ps);
+		t->els = ps->old_ternary ? expr(ps) : ternary(ps);
 		leave(ps);
 		grow_height(ps, t, t->cond);
 		grow_height(ps, t, t->then);
@@ -1451,7 +1453,8 @@ struct stapfile *parse_file(struct preprocessor *pp, struct source_file *src, bo
 			    bool script_args, int *errors)
 {
 	struct stapfile *file = xcalloc(1, sizeof(*file));
-	struct parser ps = { .file = file, .privileged = privileged };
+	struct parser ps = { .file = file, .privileged = privileged,
+			     .old_ternary = pp && strverscmp(pp->compat_version, "4.0") < 0 };
 	int before = *errors;
 	struct token *tokens = tokenize(src, errors);
 	bool had_tokens = tokens->kind != TOK_EOF;

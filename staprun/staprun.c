@@ -969,7 +969,8 @@ int main(int argc, char **argv)
 		fatal("you are trying to use staprun as a normal user: you must be root, or a "
 		      "member of the group \"stapdev\" (to load any module) or \"stapusr\" (to "
 		      "load modules installed under /lib/modules/%s/systemtap); members of "
-		      "either may attach to (-A) and remove (-d) stapler sessions",
+		      "either may attach to (-A) and remove (-d) the stapler sessions they "
+		      "loaded (members of stapdev any)",
 		      uts.release);
 	if (o.remove)
 		return remove_modules(o.remove, priv);
