@@ -96,6 +96,14 @@ if command -v script >/dev/null; then
 else
 	skip "cli: --color=auto on a terminal (no script(1))"
 fi
+# --compatible=4.2 and before: proc_mem_rss() leaves shared memory out (stap 4.3's change)
+expect "--compatible=4.2 counts the resident set as stap 4.2 did" 0 \
+	'^#define STP_RSS_WITHOUT_SHMEM 1$' \
+	"$STAP" --compatible=4.2 -p3 -e 'probe begin { println(proc_mem_rss()) }'
+expect "without --compatible the resident set has the shared memory" 0 \
+	'(?s)\A(?!.*STP_RSS_WITHOUT_SHMEM 1).*stp_proc_mem\(0, STP_MEM_RSS\)' \
+	"$STAP" -p3 -e 'probe begin { println(proc_mem_rss()) }'
+
 # --privilege: the checks are pass 2's (testsuite/semantic/privilege_*)
 expect "--privilege takes stapusr, stapsys or stapdev" 1 \
 	"^Invalid argument 'root' for --privilege.\$" "$STAP" --privilege=root -p2 -e "$hello"
