@@ -562,6 +562,24 @@ static struct token *conditional(struct expander *ex, struct token *open, struct
 	return tok->next;
 }
 
+/* The tokens of TEXT (a script argument's), located at TOK, to *TAIL. */
+static void argument_tokens(struct expander *ex, struct token *tok, char *text,
+			    struct token ***tail)
+{
+	struct source_file *src = xcalloc(1, sizeof(*src));
+
+	src->name = tok->file->name;
+	src->text = text;
+	for (struct token *sub = tokenize(src, &ex->errors); !is_eof(sub); sub = sub->next) {
+		sub->file = tok->file;
+		sub->line = tok->line;
+		sub->column = tok->column;
+		sub->expanded_from = tok->expanded_from;
+		**tail = copy_token(sub);
+		*tail = &(**tail)->next;
+	}
+}
+
 /* $N, @N, $#, @# -- true if TOK was one (and was replaced in the output). */
 static bool script_argument(struct expander *ex, struct token *tok, struct token ***tail)
 {
@@ -585,9 +603,9 @@ static bool script_argument(struct expander *ex, struct token *tok, struct token
 	}
 	if (!isdigit((unsigned char)t[1]))
 		return false;
+	/* the digits are the number; what follows them is read after the argument, as
+	 * stap reads "$1A3" with $1 "a" as the identifier aA3, and @1A3 as "a" A3 */
 	index = strtol(t + 1, &end, 10);
-	if (*end)
-		return false;
 	if (index < 1 || index > args->count) {
 		pp_error(ex, tok, "command line argument out of range [1-%d]", args->count);
 		return true;
@@ -606,21 +624,12 @@ static bool script_argument(struct expander *ex, struct token *tok, struct token
 		out->raw = sb_steal(&raw);
 		**tail = out;
 		*tail = &out->next;
+		if (*end)
+			argument_tokens(ex, tok, xstrdup(end), tail);
 		return true;
 	}
 	/* $N: the argument's own tokens, located at $N */
-	struct source_file *src = xcalloc(1, sizeof(*src));
-
-	src->name = tok->file->name;
-	src->text = args->items[index - 1];
-	for (struct token *sub = tokenize(src, &ex->errors); !is_eof(sub); sub = sub->next) {
-		sub->file = tok->file;
-		sub->line = tok->line;
-		sub->column = tok->column;
-		sub->expanded_from = tok->expanded_from;
-		**tail = copy_token(sub);
-		*tail = &(**tail)->next;
-	}
+	argument_tokens(ex, tok, xasprintf("%s%s", args->items[index - 1], end), tail);
 	return true;
 }
 
