@@ -173,8 +173,10 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 		/* as if each handler were in try { } catch { next }, counted */
 		atomic64_inc(&stp_suppressed_error_count);
 	} else if (unlikely(c->last_error)) {
-		if (c->last_stmt)
+		if (c->last_stmt && *c->last_stmt)
 			_stp_error("%s near %s", c->last_error, c->last_stmt);
+		else if (c->last_stmt)	/* STP_NO_PLACE: the message alone */
+			_stp_error("%s", c->last_error);
 		else
 			_stp_error("%s in probe %s at %s", c->last_error, probe->point,
 				   probe->location);

@@ -20,7 +20,8 @@
  *
  * Bounds, since probe context must not loop without limit: widths, precisions and %m byte
  * counts are clamped to STP_FORMAT_MAX_FIELD.  A %m/%M whose memory cannot be read raises
- * memory.c's soft error "kernel (or user) read fault at 0x..." in the running handler; if
+ * the soft error of a target read, "read fault [man error::fault] at 0x10" as stap words it
+ * ("user read fault ..." with '#'), in the running handler; if
  * its first bytes are unreadable the conversion writes nothing, otherwise its output stops
  * where the reading failed.  The rest of the format is still written.
  */
@@ -222,8 +223,8 @@ static void stp_fmt_fault(unsigned long addr, bool user)
 	struct context *c = stp_current_context();
 
 	if (c)
-		stp_soft_error(c, "%s read fault at 0x%016lx [man error::fault]",
-			       user ? "user" : "kernel", addr);
+		stp_soft_error(c, "%sread fault [man error::fault] at 0x%lx",
+			       user ? "user " : "", addr);	/* as a target read */
 }
 
 /* N bytes at the start of BUF become 2N hex digits, in place (from the end backwards). */

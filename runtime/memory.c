@@ -25,6 +25,22 @@ static int stp_read_kernel(struct context *c, void *dst, unsigned long addr, siz
 	return -EFAULT;
 }
 
+/*
+ * As stp_read_kernel(), for kernel_long() and its kin: the error names what was read
+ * (WHAT: "long", "int", "short", "char", "pointer") and the address in short hex, as
+ * stap words it: "kernel long copy fault at 0x8 [man error::fault]".
+ */
+static __maybe_unused int stp_read_kernel_as(struct context *c, void *dst, unsigned long addr,
+					     size_t len, const char *what)
+{
+	if (likely(stp_copy_kernel_nofault(dst, addr, len) == 0))
+		return 0;
+	memset(dst, 0, len);
+	if (c)
+		stp_soft_error(c, "kernel %s copy fault at 0x%lx [man error::fault]", what, addr);
+	return -EFAULT;
+}
+
 static int stp_read_user(struct context *c, void *dst, unsigned long addr, size_t len)
 {
 	if (likely(stp_copy_from_user_nofault(dst, (const void __user *)addr, len) == 0))
@@ -76,7 +92,7 @@ static long stp_read_kernel_string(struct context *c, char *dst, unsigned long a
 		return 0;
 	rc = stp_read_string(dst, addr, size, false);
 	if (unlikely(rc < 0) && c)
-		stp_soft_error(c, "kernel string copy fault at 0x%016lx [man error::fault]", addr);
+		stp_soft_error(c, "kernel string copy fault at 0x%lx [man error::fault]", addr);
 	return rc;
 }
 
@@ -88,7 +104,7 @@ static long stp_read_user_string(struct context *c, char *dst, unsigned long add
 		return 0;
 	rc = stp_read_string(dst, addr, size, true);
 	if (unlikely(rc < 0) && c)
-		stp_soft_error(c, "user string copy fault %ld at %016lx [man error::fault]", rc,
+		stp_soft_error(c, "user string copy fault %ld at 0x%lx [man error::fault]", rc,
 			       addr);
 	return rc;
 }

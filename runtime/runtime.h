@@ -191,6 +191,8 @@ static __maybe_unused void stp_probe_run(const struct stp_probe *probe,
 static __maybe_unused void stp_probe_run_hit(const struct stp_probe *probe,
 					     enum stp_session_state state,
 					     const struct stp_hit *hit);
+/* A last_stmt that reports a soft error as its message alone, as stap reports error("msg"). */
+#define STP_NO_PLACE ""
 static __maybe_unused void stp_soft_error(struct context *c, const char *fmt, ...) __printf(2, 3);
 static __maybe_unused void _stp_exit(void);
 static __maybe_unused void _stp_error(const char *fmt, ...) __printf(1, 2);
@@ -221,6 +223,9 @@ static __maybe_unused int stp_read_kernel(struct context *c, void *dst, unsigned
 					  size_t len);
 static __maybe_unused int stp_read_user(struct context *c, void *dst, unsigned long addr,
 					size_t len);
+/* The same, the error naming what was read: "kernel long copy fault at 0x8 ..." */
+static __maybe_unused int stp_read_kernel_as(struct context *c, void *dst, unsigned long addr,
+					     size_t len, const char *what);
 /* Copies without reporting: 0 or -EFAULT (format.c's %m, and the unit shim's memcpy). */
 static __maybe_unused int stp_copy_kernel_nofault(void *dst, unsigned long addr, size_t len);
 /* A C string of at most SIZE - 1 bytes into DST (NUL-terminated): its length, or -EFAULT

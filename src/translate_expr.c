@@ -528,6 +528,10 @@ static char *print_call(struct body *b, struct node *n)
  * Arguments are evaluated in the caller's frame, then copied into the callee's frame one
  * level deeper; a string result is copied back into a temporary of the caller.  Overloads
  * of one arity are tried in priority order: one that runs `next` passes the call on.
+ * An error raised in an embedded-C function is placed at the function, as stap places
+ * it ("kernel long copy fault at 0x0 ... near identifier 'kernel_long' at
+ * .../conversions.stp:13:10"): its name in its declaration.  A call that returns without
+ * error leaves the caller's place as it was, for the errors of the rest of its statement.
  */
 static char *function_call(struct body *b, struct node *n)
 {
@@ -551,11 +555,12 @@ static char *function_call(struct body *b, struct node *n)
 		sb_printf(&sb, "%s_arg%d_%d = %s; ", c_type(param->type), id, i, arg);
 		free(arg);
 	}
-	where = c_location(n->tok);
+	where = c_location(first->tok);	/* stap places MAXNESTING at the function called */
 	sb_printf(&sb, "if (likely(!c->last_error)) { "
 		  "if (unlikely(c->nesting >= MAXNESTING)) { c->last_stmt = %s; "
-		  "stp_soft_error(c, \"MAXNESTING exceeded\"); } else { bool _done%d = false; ",
-		  where, id);
+		  "stp_soft_error(c, \"MAXNESTING exceeded\"); } else { bool _done%d = false; "
+		  "const char *_w%d = c->last_stmt; ",
+		  where, id, id);
 	free(where);
 	for (struct function *f = first; f; f = f->next_overload) {
 		const char *name = function_c_name(b->t, f);
@@ -571,7 +576,14 @@ static char *function_call(struct body *b, struct node *n)
 			else
 				sb_printf(&sb, "_f%d->l_%s = _arg%d_%d; ", id, param->name, id, i);
 		}
+		if (f->embedded) {	/* @kderef(...) is placed where it is written */
+			char *decl = c_location(n->op ? n->tok : f->tok);
+
+			sb_printf(&sb, "c->last_stmt = %s; ", decl);
+			free(decl);
+		}
 		sb_printf(&sb, "c->nesting++; %s(c); c->nesting--; ", name);
+		sb_printf(&sb, "if (likely(!c->last_error)) c->last_stmt = _w%d; ", id);
 		sb_printf(&sb, "if (c->next_called) { c->next_called = false; } else { _done%d = true; ",
 			  id);
 		if (temp >= 0)
