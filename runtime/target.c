@@ -108,6 +108,45 @@ static __maybe_unused u64 stp_target_deref(struct context *c, u64 addr, int size
 	return stp_deref(c, addr, size, false);
 }
 
+/*
+ * @kderef(SIZE, ADDR) and @uderef(SIZE, ADDR): SIZE (1 to 8) bytes at ADDR of the kernel
+ * or of the current process, zero-extended; a fault is a target read's soft error.
+ */
+static __maybe_unused u64 stp_at_deref(struct context *c, s64 size, u64 addr, bool user)
+{
+	if (size < 1 || size > 8) {
+		stp_soft_error(c, "cannot read %lld bytes as a number", (long long)size);
+		return 0;
+	}
+	return stp_deref(c, addr, (int)size, user);
+}
+
+/*
+ * @kregister(REGNO) and @uregister(REGNO): DWARF register REGNO of the probe's kernel
+ * registers, or of the current process's user registers (the probe's own in a uprobe,
+ * else those the thread entered the kernel with).
+ */
+static __maybe_unused u64 stp_at_register(struct context *c, s64 regno, bool user)
+{
+	struct pt_regs *regs = c->regs;
+	unsigned long value;
+
+	if (user && (!regs || !user_mode(regs)))
+		regs = current->mm && !(current->flags & PF_KTHREAD) ? task_pt_regs(current) : NULL;
+	else if (!user && regs && user_mode(regs))
+		regs = NULL;
+	if (!regs) {
+		stp_soft_error(c, "cannot access %s registers in this context",
+			       user ? "user" : "kernel");
+		return 0;
+	}
+	if (regno < 0 || regno > INT_MAX || !stp_regs_dwarf_register(regs, (int)regno, &value)) {
+		stp_soft_error(c, "DWARF register %lld is not available here", (long long)regno);
+		return 0;
+	}
+	return value;
+}
+
 /* A number of SIZE bytes, signed or not, or a bitfield's bits in them, from RAW. */
 static __maybe_unused s64 stp_target_number(u64 raw, int size, bool is_signed, int bit_offset,
 					    int bit_size)

@@ -106,8 +106,8 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 		dump_list(sb, n->args);
 		sb_putc(sb, ']');
 		break;
-	case ND_CALL:
-		sb_printf(sb, "%s(", n->string);
+	case ND_CALL:	/* @kderef(...) and its kin are calls too */
+		sb_printf(sb, "%s(", n->op ? n->op : n->string);
 		dump_list(sb, n->args);
 		sb_putc(sb, ')');
 		break;

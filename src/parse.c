@@ -433,9 +433,55 @@ static struct node *at_const(struct parser *ps)
 	name = string_literal(ps);
 	expect(ps, ")");
 	if (!ps->privileged)
-		syntax_error(ps, at, "@const is only allowed in tapsets and with stap -g");
+		syntax_error(ps, at, "using @const operator not permitted; need stap -g");
 	n = new_node(ND_EMBEDDED_EXPR, at);
 	n->string = xasprintf("/* pure */ /* unprivileged */ /* stable */ %s", name->string);
+	return n;
+}
+
+/*
+ * at_deref    = ("@kderef" | "@uderef") "(" size "," expr ")"
+ * at_register = ("@kregister" | "@uregister") "(" regno ")"
+ * size, regno = "-"? number                    (kept as stap keeps them: 32 bits, unsigned)
+ * SystemTap 5's raw reads: SIZE bytes at an address of the kernel or of the current
+ * process, and DWARF register REGNO of the probe's kernel or user registers.  The kernel
+ * ones need guru mode.  Each is a call of the tapset's __stp_kderef() and the like that
+ * -p1 prints as the operator (n->op), and whose errors are placed at the operator.
+ */
+static struct node *at_raw_read(struct parser *ps)
+{
+	struct token *at = ps->tok;
+	bool deref = strstr(at->text, "deref") != NULL;
+	struct node *n, *number, **tail;
+	struct token *minus = NULL;
+
+	if (at->text[1] == 'k' && !ps->privileged)
+		syntax_error(ps, at, "using %s operator not permitted; need stap -g", at->text);
+	next_token(ps);
+	n = new_node(ND_CALL, at);
+	n->op = at->text;
+	n->string = xasprintf("__stp_%s", at->text + 1);
+	expect(ps, "(");
+	if (peek(ps, "-"))
+		minus = next_token(ps);
+	if (ps->tok->kind != TOK_NUMBER)
+		syntax_error(ps, ps->tok, "expected number");
+	number = number_literal(ps);
+	if (minus)
+		number->number = (int64_t)(0 - (uint64_t)number->number);
+	number->number = (uint32_t)number->number;
+	n->args = number;
+	n->nargs = 1;
+	tail = &number->next;
+	if (deref) {
+		expect(ps, ",");
+		enter(ps);
+		*tail = expr(ps);
+		leave(ps);
+		grow_height(ps, n, *tail);
+		n->nargs++;
+	}
+	expect(ps, ")");
 	return n;
 }
 
@@ -543,7 +589,7 @@ close:
 /*
  * primary = number | string+ | "(" expr ")" | embedded-C
  *         | target | cast | at_var | "@defined" | "@entry" | "@probewrite" | "@const"
- *         | "@perf" "(" string ")"
+ *         | "@perf" "(" string ")" | at_deref | at_register
  *         | stat | hist | name "(" args | name "[" index_list "]" | name
  */
 static struct node *primary(struct parser *ps)
@@ -586,6 +632,9 @@ static struct node *primary(struct parser *ps)
 			return at_wrapper(ps, ND_PROBEWRITE);
 		if (strcmp(t, "@const") == 0)
 			return at_const(ps);
+		if (strcmp(t, "@kderef") == 0 || strcmp(t, "@uderef") == 0 ||
+		    strcmp(t, "@kregister") == 0 || strcmp(t, "@uregister") == 0)
+			return at_raw_read(ps);
 		if (strcmp(t, "@perf") == 0) {
 			n = new_node(ND_PERF, next_token(ps));
 			expect(ps, "(");
