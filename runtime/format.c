@@ -23,7 +23,9 @@
  * the soft error of a target read, "read fault [man error::fault] at 0x10" as stap words it
  * ("user read fault ..." with '#'), in the running handler; if
  * its first bytes are unreadable the conversion writes nothing, otherwise its output stops
- * where the reading failed.  The rest of the format is still written.
+ * where the reading failed.  The rest of the format is still written by sprintf (whose
+ * result the error makes moot); printf, as stap's, prints nothing of itself (unless more
+ * than STP_FMT_PRINT_STAGE bytes came before the fault: those went out already).
  */
 
 #ifndef STP_FORMAT_MAX_FIELD
@@ -44,6 +46,7 @@ struct stp_fmt_sink {
 	size_t size;		/* bytes buf can take (a NUL is not counted) */
 	size_t len;
 	bool to_print;		/* full: empty buf into the print buffer; else truncate */
+	bool faulted;		/* a %m read failed: a printf prints no more of itself */
 };
 
 struct stp_fmt_spec {
@@ -59,6 +62,8 @@ static inline bool stp_fmt_full(const struct stp_fmt_sink *k)
 
 static void stp_fmt_put(struct stp_fmt_sink *k, const char *s, size_t n)
 {
+	if (k->faulted && k->to_print)
+		return;
 	while (n > 0) {
 		size_t room = k->size - k->len;
 
@@ -256,6 +261,7 @@ static noinline void stp_fmt_memory(struct stp_fmt_sink *k, const struct stp_fmt
 
 	if (n && stp_fmt_read(chunk, addr, n, user)) {
 		stp_fmt_fault(addr, user);
+		k->faulted = true;
 		return;
 	}
 	stp_fmt_pad(k, sp, total, false);
@@ -273,6 +279,7 @@ static noinline void stp_fmt_memory(struct stp_fmt_sink *k, const struct stp_fmt
 			break;
 		if (stp_fmt_read(chunk, addr, n, user)) {
 			stp_fmt_fault(addr, user);
+			k->faulted = true;
 			return;
 		}
 	}
@@ -452,6 +459,6 @@ static void stp_printf_args(const char *fmt, const union stp_format_arg *args, i
 	struct stp_fmt_sink k = { .buf = stage, .size = sizeof(stage), .to_print = true };
 
 	stp_fmt_run(&k, fmt, args, nargs);
-	if (k.len)
+	if (k.len && !k.faulted)
 		stp_print_bytes(stage, k.len);
 }

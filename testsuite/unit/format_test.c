@@ -311,6 +311,7 @@ static void test_printf_args(void)
 				     L(0xa0b0c0d) };
 	const char *f = "%s|%300d|%-200s|%4b|%#x\n";
 	size_t n = stp_format(want, sizeof(want), f, a, NARGS(a));
+	struct context c = { 0 };
 
 
 	stp_unit_print_len = 0;
@@ -320,6 +321,12 @@ static void test_printf_args(void)
 	      !memcmp(stp_unit_print_buf, want, n));
 	CHECK("printf keeps %b's NUL bytes",
 	      !memcmp(stp_unit_print_buf + 508, "\x0d\x0c\x0b\x0a|0xa0b0c0d\n", 15));
+	stp_unit_context = &c;
+	stp_unit_print_len = 0;
+	stp_printf_args("before %m after\n", (union stp_format_arg[]){ L(16) }, 1);
+	CHECK("printf with a %m that faults prints nothing of itself, as stap's",
+	      stp_unit_print_len == 0 && c.last_error);
+	stp_unit_context = NULL;
 	stp_unit_print_len = 0;
 	stp_printf_args("", NULL, 0);
 	CHECK("printf of nothing prints nothing", stp_unit_print_len == 0);
