@@ -21,7 +21,7 @@ static int stp_read_kernel(struct context *c, void *dst, unsigned long addr, siz
 		return 0;
 	memset(dst, 0, len);
 	if (c)
-		stp_soft_error(c, "kernel read fault at 0x%016lx [man error::fault]", addr);
+		stp_soft_error(c, "read fault [man error::fault] at 0x%lx", addr);
 	return -EFAULT;
 }
 
@@ -47,7 +47,7 @@ static int stp_read_user(struct context *c, void *dst, unsigned long addr, size_
 		return 0;
 	memset(dst, 0, len);
 	if (c)
-		stp_soft_error(c, "user read fault at 0x%016lx [man error::fault]", addr);
+		stp_soft_error(c, "read fault [man error::fault] at 0x%lx", addr);
 	return -EFAULT;
 }
 

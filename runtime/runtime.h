@@ -218,7 +218,7 @@ static __maybe_unused s64 stp_modulo(struct context *c, s64 a, s64 b, const char
 static __maybe_unused s64 stp_shift_left(s64 a, s64 n);
 static __maybe_unused s64 stp_shift_right(s64 a, s64 n);
 
-/* memory.c: 0, or -EFAULT after a soft error "kernel read fault at 0x..." in C */
+/* memory.c: 0, or -EFAULT after a soft error "read fault [man error::fault] at 0x..." in C */
 static __maybe_unused int stp_read_kernel(struct context *c, void *dst, unsigned long addr,
 					  size_t len);
 static __maybe_unused int stp_read_user(struct context *c, void *dst, unsigned long addr,
