@@ -25,7 +25,7 @@ for f in "$top"/src/*.c; do
 done
 if ! log=$(clang -g -O1 -std=gnu11 -D_GNU_SOURCE -DSTAP_FUZZING \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I"$top/src" -o "$target" "${sources[@]}" \
+	-iquote "$top/src" -o "$target" "${sources[@]}" \
 	$(pkg-config --libs libdw libbpf liblz4 zlib liblzma libzstd) 2>&1); then
 	fail "fuzz: the fuzz target builds" "$log"
 	exit 0
