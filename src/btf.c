@@ -9,6 +9,7 @@
  */
 #include "btf.h"
 #include "cache.h"
+#include "dw.h"
 #include "ctype.h"
 
 #include <bpf/btf.h>
@@ -336,40 +337,6 @@ static struct btf_module *new_module(const char *name, const char *path, struct 
 	return m;
 }
 
-static char *module_name_of(const char *file)
-{
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	char *name = xstrndup(base, strcspn(base, "."));
-
-	for (char *p = name; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	return name;
-}
-
-static void scan_folder(const char *dir, struct strlist *files, int depth)
-{
-	DIR *d = depth < 12 ? opendir(dir) : NULL;
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char *path;
-
-		if (e->d_name[0] == '.')
-			continue;
-		path = xasprintf("%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR)
-			scan_folder(path, files, depth + 1);
-		else if (strlen(e->d_name) > 3 &&
-			 strcmp(e->d_name + strlen(e->d_name) - 3, ".ko") == 0)
-			strlist_add(files, path);
-		free(path);
-	}
-	closedir(d);
-}
-
 /* Every module file of the release: the running kernel's /sys/kernel/btf, or the .ko
  * files under /lib/modules/REL (and the VM's copy of the image package's). */
 static void scan_modules(struct session *s)
@@ -398,12 +365,12 @@ static void scan_modules(struct session *s)
 		static const char *const folders[] = { "kernel", "updates", "extra" };
 		char *dir = xasprintf("/lib/modules/%s/%s", s->kernel_release, folders[i]);
 
-		scan_folder(dir, &loaded.module_files, 0);
+		find_module_files(&loaded.module_files, dir);
 		free(dir);
 	}
 	folder = vm_kernel_folder(s->kernel_release);
 	vm = xasprintf("%s/modules/kernel", folder);
-	scan_folder(vm, &loaded.module_files, 0);
+	find_module_files(&loaded.module_files, vm);
 	free(vm);
 	free(folder);
 }
@@ -498,7 +465,7 @@ struct btf_module *btf_module(struct session *s, const char *name)
 	scan_modules(s);
 	for (int i = 0; i < loaded.module_files.count; i++) {
 		const char *path = loaded.module_files.items[i];
-		char *file_name = module_name_of(path);
+		char *file_name = kernel_module_name(path);
 		struct btf *btf = NULL;
 
 		if (same_module_name(file_name, name))
@@ -525,7 +492,7 @@ struct strlist btf_module_names(struct session *s, const char *pattern)
 
 	scan_modules(s);
 	for (int i = 0; i < loaded.module_files.count; i++) {
-		char *name = module_name_of(loaded.module_files.items[i]);
+		char *name = kernel_module_name(loaded.module_files.items[i]);
 		bool seen = false;
 
 		for (int k = 0; k < names.count && !seen; k++)

@@ -32,23 +32,6 @@ static struct {
 	int count;
 } systems;
 
-/* The first TRACE_SYSTEM TEXT defines, or NULL. */
-static char *defined_system(const char *text)
-{
-	for (const char *p = text; (p = strstr(p, "#define TRACE_SYSTEM")); p++) {
-		const char *v = p + strlen("#define TRACE_SYSTEM");
-		size_t len;
-
-		if (*v != ' ' && *v != '\t')
-			continue;	/* TRACE_SYSTEM_VAR and the like */
-		v += strspn(v, " \t");
-		len = strcspn(v, " \t\r\n");
-		if (len)
-			return xstrndup(v, len);
-	}
-	return NULL;
-}
-
 static const char *identifier(const char *p, size_t *len)
 {
 	p += strspn(p, " \t\r\n\\");
@@ -76,7 +59,7 @@ static void read_header(const char *path)
 {
 	char *text = read_file(path, NULL), *system;
 
-	if (!text || !(system = defined_system(text))) {
+	if (!text || !(system = trace_system_defined(text))) {
 		free(text);
 		return;
 	}

@@ -118,8 +118,7 @@ static char *find_kernel(struct debuginfo *di)
 	return found;
 }
 
-/* A module's name from its file: "dm-mod.ko.debug" is dm_mod. */
-static char *module_name_of(const char *file)
+char *kernel_module_name(const char *file)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	char *name = xstrndup(base, strcspn(base, "."));
@@ -154,6 +153,11 @@ static void scan_modules(struct strlist *paths, const char *dir, int depth)
 	closedir(d);
 }
 
+void find_module_files(struct strlist *paths, const char *dir)
+{
+	scan_modules(paths, dir, 0);
+}
+
 /* Every module file of the release: the debuginfo folder's first, then the installed. */
 static void scan_all_modules(struct debuginfo *di)
 {
@@ -184,7 +188,7 @@ struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern)
 			*p = '_';
 	scan_all_modules(di);
 	for (int i = 0; i < di->module_paths.count; i++) {
-		char *name = module_name_of(di->module_paths.items[i]);
+		char *name = kernel_module_name(di->module_paths.items[i]);
 		bool seen = false;
 
 		for (int k = 0; k < names.count && !seen; k++)
@@ -495,7 +499,7 @@ struct dw_module *debuginfo_kernel(struct debuginfo *di)
 
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 {
-	char *wanted = module_name_of(name);
+	char *wanted = kernel_module_name(name);
 	struct dw_module *m;
 
 	for (m = di->modules; m; m = m->next)
@@ -503,7 +507,7 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 			goto out;
 	scan_all_modules(di);
 	for (int i = 0; i < di->module_paths.count && !m; i++) {
-		char *candidate = module_name_of(di->module_paths.items[i]);
+		char *candidate = kernel_module_name(di->module_paths.items[i]);
 
 		if (strcmp(candidate, wanted) == 0 && has_dwarf(di->module_paths.items[i]))
 			m = open_module(di, wanted, di->module_paths.items[i], false, false);

@@ -88,6 +88,10 @@ struct debuginfo {
 
 /* debuginfo.c */
 struct debuginfo *debuginfo_open(struct session *s);
+/* A module's name from its file: "dm-mod.ko.debug" is dm_mod. */
+char *kernel_module_name(const char *file);
+/* Adds the module files (NAME.ko, NAME.ko.debug) under DIR, at any depth, to PATHS. */
+void find_module_files(struct strlist *paths, const char *dir);
 /* The kernel's DWARF, or NULL (the caller reports debuginfo_missing()). */
 struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
@@ -287,6 +291,8 @@ char *dw_site_variables(const struct dw_site *site, bool with_return);
 /* The folders the kernel's sources may be under: its build tree, and the source tree
  * the build tree's Makefile includes (Debian: linux-headers-REL-common). */
 struct strlist kernel_source_folders(struct session *s);
+/* The first TRACE_SYSTEM a trace header's TEXT defines ("sched"), or NULL. */
+char *trace_system_defined(const char *text);
 
 /* A tracepoint of a module: "sched:sched_switch" and its __traceiter_ function. */
 struct dw_tracepoint {

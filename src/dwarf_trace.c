@@ -75,6 +75,22 @@ struct strlist kernel_source_folders(struct session *s)
 	return dirs;
 }
 
+char *trace_system_defined(const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "#define TRACE_SYSTEM")); p++) {
+		const char *v = p + strlen("#define TRACE_SYSTEM");
+		size_t len;
+
+		if (*v != ' ' && *v != '\t')
+			continue;	/* TRACE_SYSTEM_VAR and the like */
+		v += strspn(v, " \t");
+		len = strcspn(v, " \t\r\n");
+		if (len)
+			return xstrndup(v, len);
+	}
+	return NULL;
+}
+
 /* The TRACE_SYSTEM a header defines (its first), or NULL. */
 static char *header_trace_system(struct session *s, const char *file)
 {
@@ -85,19 +101,7 @@ static char *header_trace_system(struct session *s, const char *file)
 		char *path = xasprintf("%s/%s", dirs.items[i], rel);
 		char *text = read_file(path, NULL);
 
-		for (char *p = text; p && (p = strstr(p, "#define TRACE_SYSTEM")); p++) {
-			const char *v = p + strlen("#define TRACE_SYSTEM");
-			size_t len;
-
-			if (*v != ' ' && *v != '\t')
-				continue;	/* TRACE_SYSTEM_VAR and the like */
-			v += strspn(v, " \t");
-			len = strcspn(v, " \t\r\n");
-			if (len) {
-				system = xstrndup(v, len);
-				break;
-			}
-		}
+		system = text ? trace_system_defined(text) : NULL;
 		free(text);
 		free(path);
 	}
