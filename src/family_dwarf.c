@@ -492,6 +492,25 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 	return add_site(el, proto, dp, &site, name);
 }
 
+/* $return: the value in the return register (rax), of TYPE, the function's return type
+ * (NULL or void: none); guru mode may change what returns. */
+static bool return_register(struct elaborator *el, struct dwarf_probe *p, struct node *n,
+			    struct target_access *a, struct ctype *type, bool quiet)
+{
+	if (!p->is_return || !type || type->kind == CT_VOID) {
+		if (!quiet)
+			semantic_error(el, n->tok, "unable to find return value%s",
+				       p->is_return ? " of a function returning void" :
+						      " outside a .return probe");
+		return false;
+	}
+	a->start = xstrdup("stp_return_value(c)");
+	a->start_is_value = true;
+	a->user = p->site.module && p->site.module->is_user;
+	a->regno = 0;
+	return target_components(el, n, a, type, quiet);
+}
+
 /* ---- without DWARF: functions and their parameters from the kernel's BTF ---- */
 
 /* " $return:ssize_t $file:struct file* ...": -L's variables of a BTF function. */
@@ -700,19 +719,8 @@ static bool btf_parameter_access(struct ctype **types, int i, struct target_acce
 static bool btf_return_value(struct elaborator *el, struct dwarf_probe *p, struct node *n,
 			     struct target_access *a, bool quiet)
 {
-	struct ctype *type = btf_function_return(p->btf, p->btf_function);
-
-	if (!p->is_return || !type) {
-		if (!quiet)
-			semantic_error(el, n->tok, "unable to find return value%s",
-				       p->is_return ? " of a function returning void" :
-						      " outside a .return probe");
-		return false;
-	}
-	a->start = xstrdup("stp_return_value(c)");
-	a->start_is_value = true;
-	a->regno = 0;
-	return target_components(el, n, a, type, quiet);
+	return return_register(el, p, n, a, btf_function_return(p->btf, p->btf_function),
+			       quiet);
 }
 
 static enum target_resolution btf_resolve_target(struct elaborator *el,
@@ -923,22 +931,12 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 {
 	struct dwarf_probe *p = dp->data;
 	Dwarf_Die function;
-	struct ctype *type;
+	struct ctype *type = NULL;
 
-	if (!p->is_return || !dw_module_open(p->site.module) ||
-	    !dwarf_offdie(p->site.module->dwarf, p->site.scope, &function) ||
-	    !(type = ctype_of_variable(&function)) || type->kind == CT_VOID) {
-		if (!quiet)
-			semantic_error(el, n->tok, "unable to find return value%s",
-				       p->is_return ? " of a function returning void" :
-						      " outside a .return probe");
-		return false;
-	}
-	a->start = xstrdup("stp_return_value(c)");
-	a->start_is_value = true;
-	a->user = p->site.module->is_user;
-	a->regno = 0;	/* the return register (rax): guru mode may change what returns */
-	return target_components(el, n, a, type, quiet);
+	if (p->is_return && dw_module_open(p->site.module) &&
+	    dwarf_offdie(p->site.module->dwarf, p->site.scope, &function))
+		type = ctype_of_variable(&function);
+	return return_register(el, p, n, a, type, quiet);
 }
 
 /* The access of variable VAR at SITE, or NULL (with the reason in *ERROR if asked). */
