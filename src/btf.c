@@ -16,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <lz4.h>
@@ -38,14 +37,6 @@ static struct {
 	struct strlist module_files;	/* every module file found (lazily) */
 	bool modules_scanned;
 } loaded;
-
-/* Tests: STAPLER_NO_DEBUGINFO=1 hides the -dbg package (its vmlinux has a .BTF too). */
-static bool debuginfo_hidden(void)
-{
-	const char *v = getenv("STAPLER_NO_DEBUGINFO");
-
-	return v && *v;
-}
 
 /* The folder where `stap --vm` keeps the kernels it boots (testsuite/vm/kernel-image). */
 static char *vm_kernel_folder(const char *release)
@@ -234,7 +225,7 @@ static void *elf_btf_section(void *data, size_t len, size_t *size)
 static struct btf *image_btf(const char *path, const char **why)
 {
 	char *cached = cache_path_for_file("btf", "vmlinux-", "btf-from-image-1", path);
-	struct btf *btf = btf__parse_raw(cached);
+	struct btf *btf = cache_mode == CACHE_USE ? btf__parse_raw(cached) : NULL;
 	struct buffer vmlinux = { 0 };
 	unsigned char *image;
 	void *section;
@@ -269,16 +260,10 @@ static struct btf *image_btf(const char *path, const char **why)
 		*why = "its vmlinux has no .BTF section (CONFIG_DEBUG_INFO_BTF)";
 	if (section) {
 		btf = btf__new(section, size);
-		if (btf) {
-			char *dir = xstrdup(cached);
-
-			*strrchr(dir, '/') = '\0';
-			if (cache_mode != CACHE_DISABLED && make_dirs(dir) == 0)
-				install_file(cached, section, size);
-			free(dir);
-		} else {
+		if (!btf)
 			*why = "its .BTF section does not parse";
-		}
+		else if (cache_mode != CACHE_DISABLED)
+			install_file(cached, section, size);	/* a failure costs the next run */
 		free(section);
 	}
 	free(cached);
@@ -307,17 +292,17 @@ static struct btf_module *new_module(const char *name, const char *path, struct 
 	m->first_id = base ? base->ntypes : 1;
 	m->ntypes = btf__type_cnt(btf);
 	m->types = xcalloc(m->ntypes - m->first_id + 1, sizeof(*m->types));
+	for (uint32_t id = m->first_id; id < m->ntypes; id++)
+		m->nfunctions += btf_is_func(btf__type_by_id(btf, id));
+	m->functions = xcalloc(m->nfunctions + 1, sizeof(*m->functions));
+	m->nfunctions = 0;
 	for (uint32_t id = m->first_id; id < m->ntypes; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 
-		if (!btf_is_func(t))
-			continue;
-		if (!(m->nfunctions & (m->nfunctions - 1)) || !m->nfunctions)
-			m->functions = xrealloc(m->functions, (m->nfunctions ? m->nfunctions * 2 : 1) *
-						sizeof(*m->functions));
-		m->functions[m->nfunctions++] = (struct btf_function){
-			.name = btf__name_by_offset(btf, t->name_off), .proto = t->type,
-		};
+		if (btf_is_func(t))
+			m->functions[m->nfunctions++] = (struct btf_function){
+				.name = btf__name_by_offset(btf, t->name_off), .proto = t->type,
+			};
 	}
 	qsort(m->functions, m->nfunctions, sizeof(*m->functions), compare_functions);
 	/* one per name: static functions of one name and prototype in several files */
@@ -488,21 +473,8 @@ struct btf_module *btf_module(struct session *s, const char *name)
 
 struct strlist btf_module_names(struct session *s, const char *pattern)
 {
-	struct strlist names = { 0 };
-
 	scan_modules(s);
-	for (int i = 0; i < loaded.module_files.count; i++) {
-		char *name = kernel_module_name(loaded.module_files.items[i]);
-		bool seen = false;
-
-		for (int k = 0; k < names.count && !seen; k++)
-			seen = strcmp(names.items[k], name) == 0;
-		if (!seen && fnmatch(pattern, name, 0) == 0)
-			strlist_add(&names, name);
-		free(name);
-	}
-	qsort(names.items, names.count, sizeof(*names.items), compare_strings);
-	return names;
+	return module_names_matching(&loaded.module_files, pattern);
 }
 
 const struct btf_function *btf_function_named(struct btf_module *m, const char *name)

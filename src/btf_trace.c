@@ -29,7 +29,7 @@ struct event_system {
 static struct {
 	bool read;
 	struct event_system *items;
-	int count;
+	int count, capacity;
 } systems;
 
 static const char *identifier(const char *p, size_t *len)
@@ -45,9 +45,10 @@ static void add_event(const char *name, size_t len, const char *system)
 {
 	if (!len || isdigit((unsigned char)*name))
 		return;
-	if (!(systems.count & (systems.count - 1)) || !systems.count)
-		systems.items = xrealloc(systems.items, (systems.count ? systems.count * 2 : 1) *
-					 sizeof(*systems.items));
+	if (systems.count == systems.capacity) {
+		systems.capacity = systems.capacity ? systems.capacity * 2 : 1024;
+		systems.items = xrealloc(systems.items, systems.capacity * sizeof(*systems.items));
+	}
 	systems.items[systems.count] = (struct event_system){ xstrndup(name, len),
 							      (char *)system, systems.count };
 	systems.count++;
@@ -169,7 +170,7 @@ static int compare_tracepoints(const void *a, const void *b)
 
 int btf_tracepoints(struct session *s, struct btf_module *m, const struct btf_tracepoint **out)
 {
-	int lo = 0, hi = m->nfunctions;
+	int lo = 0, hi = m->nfunctions, end;
 
 	if (m->tracepoints_read) {
 		*out = m->tracepoints;
@@ -186,12 +187,13 @@ int btf_tracepoints(struct session *s, struct btf_module *m, const struct btf_tr
 		else
 			hi = mid;
 	}
-	for (int i = lo; i < m->nfunctions && starts_with(m->functions[i].name, TRACEITER); i++) {
+	for (end = lo; end < m->nfunctions && starts_with(m->functions[end].name, TRACEITER); end++)
+		;
+	m->tracepoints = xcalloc(end - lo + 1, sizeof(*m->tracepoints));
+	for (int i = lo; i < end; i++) {
 		const char *name = m->functions[i].name + strlen(TRACEITER);
 		const char *system = event_system(name);
 
-		m->tracepoints = xrealloc(m->tracepoints,
-					  (m->ntracepoints + 1) * sizeof(*m->tracepoints));
 		m->tracepoints[m->ntracepoints++] = (struct btf_tracepoint){
 			.name = name,
 			.system = xstrdup(system ? system : m->is_kernel ? "unknown" : m->name),

@@ -89,8 +89,7 @@ static bool has_dwarf(const char *path)
 	return found;
 }
 
-/* Tests: STAPLER_NO_DEBUGINFO=1 behaves as on a machine without any debuginfo. */
-static bool debuginfo_hidden(void)
+bool debuginfo_hidden(void)
 {
 	const char *v = getenv("STAPLER_NO_DEBUGINFO");
 
@@ -178,29 +177,39 @@ static void scan_all_modules(struct debuginfo *di)
 	}
 }
 
-struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern)
+struct strlist module_names_matching(const struct strlist *files, const char *pattern)
 {
 	struct strlist names = { 0 };
 	char *wanted = xstrdup(pattern);
+	int kept = 0;
 
 	for (char *p = wanted; *p; p++)
 		if (*p == '-')
 			*p = '_';
-	scan_all_modules(di);
-	for (int i = 0; i < di->module_paths.count; i++) {
-		char *name = kernel_module_name(di->module_paths.items[i]);
-		bool seen = false;
+	for (int i = 0; i < files->count; i++) {
+		char *name = kernel_module_name(files->items[i]);
 
-		for (int k = 0; k < names.count && !seen; k++)
-			seen = strcmp(names.items[k], name) == 0;
-		if (!seen && fnmatch(wanted, name, 0) == 0)
+		if (fnmatch(wanted, name, 0) == 0)
 			strlist_add(&names, name);
 		free(name);
 	}
 	if (names.count)
 		qsort(names.items, names.count, sizeof(*names.items), compare_strings);
+	for (int i = 0; i < names.count; i++) {	/* a module's .ko and .ko.debug: once */
+		if (kept && strcmp(names.items[kept - 1], names.items[i]) == 0)
+			free(names.items[i]);
+		else
+			names.items[kept++] = names.items[i];
+	}
+	names.count = kept;
 	free(wanted);
 	return names;
+}
+
+struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern)
+{
+	scan_all_modules(di);
+	return module_names_matching(&di->module_paths, pattern);
 }
 
 char *debuginfo_missing(struct debuginfo *di)

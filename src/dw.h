@@ -88,8 +88,13 @@ struct debuginfo {
 
 /* debuginfo.c */
 struct debuginfo *debuginfo_open(struct session *s);
+/* Tests: STAPLER_NO_DEBUGINFO=1 behaves as on a machine without any debuginfo. */
+bool debuginfo_hidden(void);
 /* A module's name from its file: "dm-mod.ko.debug" is dm_mod. */
 char *kernel_module_name(const char *file);
+/* The names of the module FILES whose names match PATTERN ('-' and '_' alike), sorted,
+ * each once. */
+struct strlist module_names_matching(const struct strlist *files, const char *pattern);
 /* Adds the module files (NAME.ko, NAME.ko.debug) under DIR, at any depth, to PATHS. */
 void find_module_files(struct strlist *paths, const char *dir);
 /* The kernel's DWARF, or NULL (the caller reports debuginfo_missing()). */
@@ -310,8 +315,6 @@ struct dw_trace_arg {
 };
 int dw_tracepoint_args(struct dw_module *m, const struct dw_tracepoint *tp,
 		       struct dw_trace_arg **out);
-/* " $preempt:bool $prev:struct task_struct* ..." (-L) */
-char *dw_tracepoint_variables(struct dw_module *m, const struct dw_tracepoint *tp);
 
 /* ---- target variables ---- */
 

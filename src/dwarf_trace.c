@@ -324,19 +324,3 @@ int dw_tracepoint_args(struct dw_module *m, const struct dw_tracepoint *tp,
 	*out = args;
 	return count;
 }
-
-char *dw_tracepoint_variables(struct dw_module *m, const struct dw_tracepoint *tp)
-{
-	struct dw_trace_arg *args;
-	int count = dw_tracepoint_args(m, tp, &args);
-	struct strbuf sb = { 0 };
-
-	for (int i = 0; i < count; i++) {
-		char *type = ctype_name(args[i].type);
-
-		sb_printf(&sb, " $%s:%s", args[i].name, type);
-		free(type);
-	}
-	free(args);
-	return sb.data ? sb_steal(&sb) : xstrdup("");
-}

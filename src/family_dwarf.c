@@ -309,14 +309,12 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 }
 
 /*
- * "no match", with the functions of the module whose names are close to PATTERN's (a
- * function refused by name is among them: it is there, only not probe-able).
+ * "no match", with the function NAMES (of the one module looked in) close to PATTERN's
+ * (a function refused by name is among them: it is there, only not probe-able).
  */
-static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat,
-		     bool refused)
+static void no_match_among(struct elaborator *el, const char **names, int count,
+			   const struct dw_pattern *pat, bool refused)
 {
-	const char **names;
-	int count = m ? dw_function_names(m, &names) : 0;
 	char *similar = !count || !pat || strpbrk(pat->function, "*?[") ? xstrdup("") :
 			refused ? similar_names_including(pat->function, names, count) :
 				  similar_names(pat->function, names, count);
@@ -329,6 +327,15 @@ static void no_match(struct elaborator *el, struct dw_module *m, const struct dw
 	}
 	semantic_error(el, NULL, "no match%s", similar);
 	free(similar);
+}
+
+static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat,
+		     bool refused)
+{
+	const char **names = NULL;
+	int count = m ? dw_function_names(m, &names) : 0;
+
+	no_match_among(el, names, count, pat, refused);
 	if (count)
 		free(names);
 }
@@ -645,20 +652,13 @@ static bool btf_build(struct elaborator *el, struct dwarf_point *dp, struct dw_p
 	}
 	strlist_free(&names);
 	if (!added) {
-		const char **similar = last ? xcalloc(last->nfunctions + 1, sizeof(*similar)) : NULL;
-		char *text;
+		int count = opened == 1 ? last->nfunctions : 0;
+		const char **names = xcalloc(count + 1, sizeof(*names));
 
-		for (int i = 0; last && i < last->nfunctions; i++)
-			similar[i] = last->functions[i].name;
-		text = opened == 1 && !strpbrk(pat->function, "*?[") ?
-		       similar_names(pat->function, similar, last->nfunctions) : xstrdup("");
-		if (*text)
-			semantic_error(el, NULL, "no match (similar functions:%s",
-				       text + strlen(" (similar:"));
-		else
-			semantic_error(el, NULL, "no match");
-		free(text);
-		free(similar);
+		for (int i = 0; i < count; i++)
+			names[i] = last->functions[i].name;
+		no_match_among(el, names, count, pat, false);
+		free(names);
 	}
 	return added > 0;
 }

@@ -71,6 +71,50 @@ static char *probe_name(const char *module, const char *system, const char *name
 	return xasprintf("kernel.trace(\"%s:%s\")", system, name);
 }
 
+static char *trace_variables(struct trace_probe *p);
+
+/* A probe of tracepoint SYSTEM:NAME (of MODULE, NULL: the kernel's) named as the point
+ * named it, with the arguments READ_ARGS gives (only when they are needed: -l lists
+ * the names alone). */
+static void add_tracepoint(struct elaborator *el, struct derived_probe *proto,
+			   const char *named_module, const char *module, const char *system,
+			   const char *name, int (*read_args)(void *arg, struct dw_trace_arg **out),
+			   void *arg)
+{
+	char *point = probe_name(named_module, system, name);
+	struct trace_probe *p;
+
+	if (el->listing) {
+		struct trace_probe listed = { 0 };
+
+		add_derived_probe(el, proto, point, NULL);
+		if (el->session->list_locals) {
+			listed.nargs = read_args(arg, &listed.args);
+			el->listed[el->nlisted - 1].variables = trace_variables(&listed);
+			free(listed.args);
+		}
+		return;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->module = module ? xstrdup(module) : NULL;
+	p->name = xstrdup(name);
+	p->system = xstrdup(system);
+	p->nargs = read_args(arg, &p->args);
+	add_derived_probe(el, proto, point, p);
+}
+
+struct dwarf_tracepoint {
+	struct dw_module *m;
+	const struct dw_tracepoint *tp;
+};
+
+static int dwarf_trace_args(void *arg, struct dw_trace_arg **out)
+{
+	struct dwarf_tracepoint *t = arg;
+
+	return dw_tracepoint_args(t->m, t->tp, out);
+}
+
 /* The probes of M's tracepoints matching the globs; how many. */
 static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 			   struct dw_module *m, const char *named_module, const char *system,
@@ -86,26 +130,15 @@ static int add_tracepoints(struct elaborator *el, struct derived_probe *proto,
 	count = has_tracepoints(m) ? dw_tracepoints(m, &tps) : 0;
 
 	for (int i = 0; i < count; i++) {
-		const struct dw_tracepoint *tp = &tps[i];
-		struct trace_probe *p;
+		struct dwarf_tracepoint t = { m, &tps[i] };
 
-		if (fnmatch(system, tp->system, 0) != 0 || fnmatch(name, tp->name, 0) != 0)
+		if (fnmatch(system, tps[i].system, 0) != 0 || fnmatch(name, tps[i].name, 0) != 0)
 			continue;
 		added++;
-		if (el->listing) {
-			add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), NULL);
-			if (el->session->list_locals)
-				el->listed[el->nlisted - 1].variables =
-					dw_tracepoint_variables(m, tp);
-			continue;
-		}
-		p = xcalloc(1, sizeof(*p));
-		m->in_use = true;	/* its arguments' types are the module's DWARF */
-		p->module = m->is_kernel ? NULL : xstrdup(m->name);
-		p->name = xstrdup(tp->name);
-		p->system = xstrdup(tp->system);
-		p->nargs = dw_tracepoint_args(m, tp, &p->args);
-		add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), p);
+		if (!el->listing)
+			m->in_use = true;	/* its arguments' types are the module's DWARF */
+		add_tracepoint(el, proto, named_module, m->is_kernel ? NULL : m->name,
+			       tps[i].system, tps[i].name, dwarf_trace_args, &t);
 	}
 	return added;
 }
@@ -133,17 +166,20 @@ static void no_match(struct elaborator *el, struct dw_module *kernel, const char
 	free(names);
 }
 
-static char *trace_variables(struct trace_probe *p);
-
 /* ---- from BTF, without the kernel's DWARF ---- */
 
+struct btf_trace {
+	struct btf_module *m;
+	const struct btf_tracepoint *tp;
+};
+
 /* A BTF tracepoint's arguments: its __traceiter_ function's parameters after the first. */
-static int btf_trace_args(struct btf_module *m, const struct btf_tracepoint *tp,
-			  struct dw_trace_arg **out)
+static int btf_trace_args(void *arg, struct dw_trace_arg **out)
 {
+	struct btf_trace *t = arg;
 	const char **names;
 	struct ctype **types;
-	int n = btf_function_params(m, tp->function, &names, &types, NULL);
+	int n = btf_function_params(t->m, t->tp->function, &names, &types, NULL);
 
 	*out = xcalloc(n + 1, sizeof(**out));
 	for (int i = 1; i < n; i++)	/* void *__data: the probe's own */
@@ -162,26 +198,13 @@ static int add_btf_tracepoints(struct elaborator *el, struct derived_probe *prot
 	int count = btf_tracepoints(el->session, m, &tps), added = 0;
 
 	for (int i = 0; i < count; i++) {
-		const struct btf_tracepoint *tp = &tps[i];
-		struct trace_probe *p = xcalloc(1, sizeof(*p));
+		struct btf_trace t = { m, &tps[i] };
 
-		if (fnmatch(system, tp->system, 0) != 0 || fnmatch(name, tp->name, 0) != 0) {
-			free(p);
+		if (fnmatch(system, tps[i].system, 0) != 0 || fnmatch(name, tps[i].name, 0) != 0)
 			continue;
-		}
 		added++;
-		p->module = m->is_kernel ? NULL : xstrdup(m->name);
-		p->name = xstrdup(tp->name);
-		p->system = xstrdup(tp->system);
-		p->nargs = btf_trace_args(m, tp, &p->args);
-		if (el->listing) {
-			add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name),
-					  NULL);
-			if (el->session->list_locals)
-				el->listed[el->nlisted - 1].variables = trace_variables(p);
-			continue;
-		}
-		add_derived_probe(el, proto, probe_name(named_module, tp->system, tp->name), p);
+		add_tracepoint(el, proto, named_module, m->is_kernel ? NULL : m->name,
+			       tps[i].system, tps[i].name, btf_trace_args, &t);
 	}
 	return added;
 }
