@@ -13,7 +13,7 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) $(CPPFLAGS) $(CFLAGS) \
 pkgdatadir = $(datadir)/stapler
 pkglibexecdir = $(libexecdir)/stapler
 
-STAP_SOURCES = $(sort $(wildcard src/*.c))
+STAP_SOURCES = $(sort $(wildcard src/*.c src/*/*.c))
 STAP_OBJECTS = $(STAP_SOURCES:.c=.o)
 STAPRUN_COMMON = staprun/common.o
 
@@ -30,8 +30,8 @@ configure: configure.ac
 stap: $(STAP_OBJECTS) staprun/modimage.o
 	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS) $(BTF_LIBS)
 
-src/%.o: src/%.c $(wildcard src/*.h) config.mk
-	$(CC) $(ALL_CFLAGS) $(DW_CFLAGS) $(BTF_CFLAGS) \
+src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) config.mk
+	$(CC) $(ALL_CFLAGS) -iquote src $(DW_CFLAGS) $(BTF_CFLAGS) \
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
 		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \
 		-DDEFAULT_KERNEL_BUILD='"$(KERNEL_BUILD)"' -c -o $@ $<
@@ -40,7 +40,7 @@ staprun/staprun: staprun/staprun.o staprun/modimage.o $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
 
 # modimage: what staprun and stap (its module cache) know of a module image
-staprun/modimage.o staprun/staprun.o src/cache.o: staprun/modimage.h
+staprun/modimage.o staprun/staprun.o src/build/cache.o: staprun/modimage.h
 
 STAPIO_OBJECTS = staprun/stapio.o staprun/stapio_output.o staprun/stapio_child.o
 staprun/stapio: $(STAPIO_OBJECTS) $(STAPRUN_COMMON)
@@ -94,7 +94,7 @@ uninstall:
 	for f in man/*; do rm -f "$(DESTDIR)$(mandir)"/man*/"$${f#man/}"; done
 
 clean:
-	rm -f $(PROGRAMS) src/*.o staprun/*.o
+	rm -f $(PROGRAMS) src/*.o src/*/*.o staprun/*.o
 	rm -rf testsuite/work
 
 distclean: clean

@@ -22,7 +22,7 @@
  * of similar messages; SYSTEMTAP_COLORS chooses the colours.  The plain form is not.
  */
 #include "stap.h"
-#include "elaborate.h"
+#include "elaborate/elaborate.h"
 
 #include <stdlib.h>
 #include <string.h>

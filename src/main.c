@@ -4,7 +4,7 @@
  * struct passes; with -v each reports its time and memory as stap does.
  */
 #include "stap.h"
-#include "cache.h"
+#include "build/cache.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -20,7 +20,7 @@ export STAPLER_FUZZ_TAPSET=$top/testsuite/semantic/tapdir
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=1}
 target=$work/fuzz_frontend
 sources=("$top/testsuite/fuzz/fuzz_frontend.c" "$top/staprun/modimage.c")  # cache.c renames modules
-for f in "$top"/src/*.c; do
+for f in "$top"/src/*.c "$top"/src/*/*.c; do
 	[ "$(basename "$f")" = main.c ] || sources+=("$f")
 done
 if ! log=$(clang -g -O1 -std=gnu11 -D_GNU_SOURCE -DSTAP_FUZZING \

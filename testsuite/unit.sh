@@ -8,7 +8,7 @@ for src in "$top"/testsuite/unit/*_test.c; do
 	name=$(basename "$src" .c)
 	bin=$WORK/unit/$name
 	if ! log=$(cc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -I"$top/testsuite/unit" -I"$top/runtime" \
+		-fno-sanitize-recover=all -I"$top/testsuite/unit" -I"$top/runtime" -iquote "$top/src" \
 		-o "$bin" "$src" -lm 2>&1); then
 		fail "unit: $name compiles" "$log"
 		continue

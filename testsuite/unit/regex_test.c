@@ -1,6 +1,6 @@
 /*
  * regex_test.c - regular expressions end to end in user space: the translator's compiler
- * (src/regex.c) makes the automata, runtime/regex.c runs them.  Cases from the language
+ * (src/elaborate/regex.c) makes the automata, runtime/regex.c runs them.  Cases from the language
  * (with the groups Debian's stap 4.8 gives for them), stap's error messages, the whole
  * match against glibc's regexec() on random expressions, and pathological ones that
  * must stay fast.  Prints PASS/FAIL lines for testsuite/unit.sh.
@@ -16,7 +16,7 @@
 
 /* the translator's side, with what it uses of util.c */
 #include "../../src/util.c"
-#include "../../src/regex.c"
+#include "../../src/elaborate/regex.c"
 
 #include <regex.h>
 #include <time.h>

@@ -12,12 +12,12 @@
  * probe function per probe with the kernel's tracepoint API, finding the tracepoint by
  * name (a module's when the module comes).
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
-#include "dw.h"
-#include "btf.h"
-#include "ctype.h"
+#include "debuginfo/dw.h"
+#include "debuginfo/btf.h"
+#include "debuginfo/ctype.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  * read has none (stap elides an unused $var too, and with it the fault it could have).
  */
 #include "elaborate.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <string.h>
 

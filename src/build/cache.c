@@ -17,7 +17,7 @@
  * last cleaned.
  */
 #include "cache.h"
-#include "../staprun/modimage.h"
+#include "../../staprun/modimage.h"
 
 #include <ctype.h>
 #include <dirent.h>

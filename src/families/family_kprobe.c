@@ -11,8 +11,8 @@
  * (kernel_symbols.c).  A module's are looked up when it is loaded, at run time, as stap
  * does.  Handlers read arguments with long_arg(N), returnval() and friends.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <inttypes.h>

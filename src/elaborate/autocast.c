@@ -11,7 +11,7 @@
  * still has no type after all is an error, as stap says it, from the type pass (types.c).
  */
 #include "elaborate.h"
-#include "ctype.h"
+#include "debuginfo/ctype.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,8 @@
  *
  * Each file has at most one read probe; all its write probes run on each write.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <inttypes.h>

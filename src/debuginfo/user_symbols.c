@@ -28,8 +28,8 @@
  * Addresses are 32-bit offsets from the file's lowest link-time address; names and paths
  * are in one string table.  -vv says the size of each file's tables.
  */
-#include "emit.h"
-#include "cache.h"
+#include "translate/emit.h"
+#include "build/cache.h"
 #include "dw.h"
 
 #include <dwarf.h>

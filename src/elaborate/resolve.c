@@ -11,7 +11,7 @@
  * on it keeps only the branch that can run.
  */
 #include "elaborate.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <string.h>
 

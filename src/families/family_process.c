@@ -25,11 +25,11 @@
  * PATH is found as a shell finds a command (dw.h, program_path), under --sysroot when
  * one is given; with -c or -x every probe is for the target's processes only.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
-#include "dw.h"
-#include "sdt.h"
+#include "debuginfo/dw.h"
+#include "debuginfo/sdt.h"
 
 #include <errno.h>
 #include <fcntl.h>

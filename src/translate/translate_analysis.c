@@ -7,7 +7,7 @@
  * each per global), and everything pass 2 accepted that passes 3-4 cannot build yet.
  */
 #include "translate.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>

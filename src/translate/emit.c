@@ -2,7 +2,7 @@
  * emit.c - the module's C as it is written: the output, and C literals.
  */
 #include "emit.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -27,9 +27,9 @@
  * the tapset search path when a script or -l/-L names a syscall probe.
  */
 #include "elaborate.h"
-#include "cache.h"
-#include "ctype.h"
-#include "dw.h"
+#include "build/cache.h"
+#include "debuginfo/ctype.h"
+#include "debuginfo/dw.h"
 
 #include <dwarf.h>
 #include <gelf.h>

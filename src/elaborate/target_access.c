@@ -14,7 +14,7 @@
  * stap's, word for word.
  */
 #include "elaborate.h"
-#include "ctype.h"
+#include "debuginfo/ctype.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

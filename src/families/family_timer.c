@@ -12,8 +12,8 @@
  *
  * The periodic ones run on an hrtimer (jiffies on a kernel timer), in softirq context.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <inttypes.h>

@@ -12,8 +12,8 @@
  * The CPU's debug registers are few (4 on x86): a probe the kernel cannot give one to
  * is a registration warning when the session starts.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <inttypes.h>

@@ -9,7 +9,7 @@
  */
 #include "translate.h"
 #include "emit.h"
-#include "ctype.h"
+#include "debuginfo/ctype.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

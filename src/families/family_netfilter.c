@@ -12,9 +12,9 @@
  * $hooknum, $skb, $in, $out, $okfn and, writable in guru mode, $verdict (NF_ACCEPT
  * unless the handler sets it).
  */
-#include "ctype.h"
-#include "elaborate.h"
-#include "emit.h"
+#include "debuginfo/ctype.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <ctype.h>

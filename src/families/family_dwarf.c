@@ -19,12 +19,12 @@
  * kprobe (or kretprobe) on "symbol+offset" (or "module:symbol+offset"), registered by
  * runtime/kprobe.c when the session starts, so KASLR and load addresses do not matter.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
-#include "dw.h"
-#include "btf.h"
-#include "ctype.h"
+#include "debuginfo/dw.h"
+#include "debuginfo/btf.h"
+#include "debuginfo/ctype.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>

@@ -20,7 +20,7 @@
  */
 #include "translate.h"
 #include "emit.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

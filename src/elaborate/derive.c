@@ -11,7 +11,7 @@
  * an error unless it is optional (?); a sufficient point (!) that resolves ends its list.
  */
 #include "elaborate.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <fnmatch.h>
 #include <stdarg.h>

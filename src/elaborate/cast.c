@@ -14,10 +14,10 @@
  * tables (dwarf_index.c), so a warm run needs no walk of the DWARF.
  */
 #include "elaborate.h"
-#include "family.h"
-#include "dw.h"
-#include "btf.h"
-#include "ctype.h"
+#include "families/family.h"
+#include "debuginfo/dw.h"
+#include "debuginfo/btf.h"
+#include "debuginfo/ctype.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * (default 0) and then by its order in the script.  never probes are checked like any
  * other and never run.  Runtime glue: runtime/begin_end.c.
  */
-#include "elaborate.h"
-#include "emit.h"
+#include "elaborate/elaborate.h"
+#include "translate/emit.h"
 #include "family.h"
 
 #include <inttypes.h>

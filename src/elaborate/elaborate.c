@@ -11,7 +11,7 @@
  * The diagnostics of all parts go through semantic_error() and friends (diag.c).
  */
 #include "elaborate.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>
