@@ -337,6 +337,16 @@ void diag_system_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void remove_tree_warning(const char *path)
+{
+	struct strlist failures = { 0 };
+
+	remove_tree(path, &failures);
+	for (int i = 0; i < failures.count; i++)
+		diag_system_warning("%s", failures.items[i]);
+	strlist_free(&failures);
+}
+
 bool diag_warning(const char *fmt, ...)
 {
 	va_list ap;

@@ -4,7 +4,8 @@
  * struct passes; with -v each reports its time and memory as stap does.
  */
 #include "stap.h"
-#include "build/cache.h"
+#include "cache.h"
+#include "build/module_cache.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -105,7 +106,7 @@ static void remove_tmpdir(struct session *s)
 	if (s->keep_tmpdir)
 		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
 	else
-		remove_tree(s->tmpdir);
+		remove_tree_warning(s->tmpdir);
 }
 
 /* What the passes hand each other. */

@@ -4,7 +4,7 @@
  * and which kernel to build for.
  */
 #include "stap.h"
-#include "build/cache.h"
+#include "cache.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>

@@ -61,7 +61,6 @@ bool starts_with(const char *s, const char *prefix);
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 bool is_dir(const char *path);
-void remove_tree(const char *path);
 bool is_file(const char *path);
 char *dir_of_executable(void);
 uint64_t hash64(const void *data, size_t len, uint64_t seed);
@@ -94,6 +93,10 @@ void strlist_free(struct strlist *l);
 int compare_strings(const void *a, const void *b);
 int compare_strings_by_length(const void *a, const void *b);
 void show_command(const struct strlist *argv);
+/* rm -rf PATH; what could not be removed is said in FAILURES ("cannot remove P: why") */
+void remove_tree(const char *path, struct strlist *failures);
+/* The regular files under DIR, at any depth (hidden ones left out), sorted */
+struct strlist tree_files(const char *dir);
 
 /* ------------------------------------------------------------------ */
 /* Sources, tokens and diagnostics                                     */
@@ -149,6 +152,8 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 	      va_list ap);
 void diag_error(const char *fmt, ...) PRINTF_LIKE(1, 2);		/* "ERROR: ..." */
 void diag_system_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);	/* "WARNING: ..." */
+/* remove_tree(PATH), each thing that could not be removed a warning */
+void remove_tree_warning(const char *path);
 /* A warning about the script: -w silences it, -W makes it an error (then true). */
 bool diag_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* A warning about TOK (not the tapsets'); true when -W makes it an error. */

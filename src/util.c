@@ -3,6 +3,7 @@
  */
 #include "stap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -207,21 +208,61 @@ int write_file(const char *path, const char *data, size_t len)
 	return close(fd);
 }
 
+static struct strlist *remove_failures;	/* remove_tree()'s, for remove_entry() */
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	if (remove(path) && errno != ENOENT)
-		diag_system_warning("cannot remove %s: %s", path, strerror(errno));
+	if (remove(path) && errno != ENOENT) {
+		char *why = xasprintf("cannot remove %s: %s", path, strerror(errno));
+
+		strlist_add(remove_failures, why);
+		free(why);
+	}
 	return 0;
 }
 
-/* rm -rf PATH, saying what could not be removed. */
-void remove_tree(const char *path)
+/* rm -rf PATH; what could not be removed is said in FAILURES ("cannot remove P: why"). */
+void remove_tree(const char *path, struct strlist *failures)
 {
+	remove_failures = failures;
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_failures = NULL;
 }
+
+/* The regular files under DIR (recursively), sorted: a stable order to hash them in. */
+struct strlist tree_files(const char *dir)
+{
+	struct strlist files = { 0 }, dirs = { 0 };
+
+	strlist_add(&dirs, dir);
+	for (int i = 0; i < dirs.count; i++) {
+		DIR *d = opendir(dirs.items[i]);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char *path;
+
+			if (e->d_name[0] == '.')
+				continue;
+			path = xasprintf("%s/%s", dirs.items[i], e->d_name);
+			if (is_dir(path))
+				strlist_add(&dirs, path);
+			else if (is_file(path))
+				strlist_add(&files, path);
+			free(path);
+		}
+		closedir(d);
+	}
+	strlist_free(&dirs);
+	qsort(files.items, files.count, sizeof(files.items[0]), compare_strings);
+	return files;
+}
+
 
 bool is_dir(const char *path)
 {

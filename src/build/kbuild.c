@@ -12,7 +12,9 @@
  * in stp_autoconf.h, which runtime/compat.h includes.  The result is cached per kernel
  * build tree, so this happens once per kernel.
  */
+#include "module_cache.h"
 #include "cache.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>

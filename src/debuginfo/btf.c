@@ -8,7 +8,7 @@
  * image's identity), so that a later run reads 4 MB rather than unpacking 60.
  */
 #include "btf.h"
-#include "build/cache.h"
+#include "cache.h"
 #include "dw.h"
 #include "ctype.h"
 

@@ -9,7 +9,7 @@
  * memory for the run (the tables' pointers point into them).
  */
 #include "dw.h"
-#include "build/cache.h"
+#include "cache.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 
 /* ---- patterns ---- */
 
-static bool parse_number(const char **p, int *out)
+static bool parse_line_number(const char **p, int *out)
 {
 	char *end;
 	long n = strtol(*p, &end, 10);
@@ -42,7 +42,7 @@ static bool parse_lines(struct dw_pattern *pat, const char *p)
 		pat->ranges = xcalloc(1, sizeof(*pat->ranges));
 		pat->nranges = 1;
 		p++;
-		return parse_number(&p, &pat->ranges[0][0]) && !*p;
+		return parse_line_number(&p, &pat->ranges[0][0]) && !*p;
 	}
 	p++;	/* ':' */
 	if (strcmp(p, "*") == 0) {
@@ -53,12 +53,12 @@ static bool parse_lines(struct dw_pattern *pat, const char *p)
 	for (;;) {
 		int from, to;
 
-		if (!parse_number(&p, &from))
+		if (!parse_line_number(&p, &from))
 			return false;
 		to = from;
 		if (*p == '-') {
 			p++;
-			if (!parse_number(&p, &to) || to < from)
+			if (!parse_line_number(&p, &to) || to < from)
 				return false;
 		}
 		pat->ranges = xrealloc(pat->ranges, (pat->nranges + 1) * sizeof(*pat->ranges));

@@ -13,7 +13,7 @@
  * header's name.
  */
 #include "dw.h"
-#include "build/cache.h"
+#include "cache.h"
 #include "ctype.h"
 
 #include <dwarf.h>

@@ -256,7 +256,7 @@ static bool parse_register(struct operand *o, struct x86_reg *r)
 }
 
 /* A number as the assembler writes it: decimal, 0x hex, 0 octal; wraps to 64 bits. */
-static bool parse_number(struct operand *o, uint64_t *v)
+static bool operand_number(struct operand *o, uint64_t *v)
 {
 	char *end;
 
@@ -309,7 +309,7 @@ static bool parse_displacement(struct operand *o, struct address *a)
 			o->p++;
 		else if (!first)
 			return false;
-		if (parse_number(o, &v)) {
+		if (operand_number(o, &v)) {
 			a->disp += minus ? -v : v;
 		} else if (!minus && !a->relocated && symbol_char(*o->p) && *o->p != '$') {
 			if (!parse_symbol(o, &v))
@@ -334,7 +334,7 @@ static bool parse_registers(struct operand *o, struct address *a)
 			return false;
 		if (*o->p == ',') {
 			o->p++;
-			if (!parse_number(o, &a->scale) || a->scale == 0 || a->scale > 8 ||
+			if (!operand_number(o, &a->scale) || a->scale == 0 || a->scale > 8 ||
 			    (a->scale & (a->scale - 1)))
 				return false;
 		}

@@ -29,7 +29,8 @@
  * are in one string table.  -vv says the size of each file's tables.
  */
 #include "translate/emit.h"
-#include "build/cache.h"
+#include "cache.h"
+#include "hash.h"
 #include "dw.h"
 
 #include <dwarf.h>

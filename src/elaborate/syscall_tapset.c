@@ -27,7 +27,7 @@
  * the tapset search path when a script or -l/-L names a syscall probe.
  */
 #include "elaborate.h"
-#include "build/cache.h"
+#include "cache.h"
 #include "debuginfo/ctype.h"
 #include "debuginfo/dw.h"
 

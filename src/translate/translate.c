@@ -98,15 +98,15 @@ static int emit_lock_table(struct emitter *e, struct body *b)
 	int count = 0;
 
 	for (int i = 0; i < t->nglobals; i++)
-		count += b->access[i] != ACCESS_NONE;
+		count += b->locks[i] != ACCESS_NONE;
 	if (!count)
 		return 0;
 	emit(e, "static const struct stp_lock_req %s_locks[] = {\n", b->frame);
 	for (int i = 0; i < t->nglobals; i++)
-		if (b->access[i] != ACCESS_NONE)
+		if (b->locks[i] != ACCESS_NONE)
 			emit(e, "\t{ &%s_lock, %s },\t/* %s */\n", t->globals[i].name,
-			     b->access[i] == ACCESS_WRITE ? "true" : "false",
-			     b->access[i] == ACCESS_WRITE ? "write" : "read");
+			     b->locks[i] == ACCESS_WRITE ? "true" : "false",
+			     b->locks[i] == ACCESS_WRITE ? "write" : "read");
 	emit(e, "};\n\n");
 	return count;
 }
@@ -335,7 +335,7 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			continue;
 		b = new_body(t, bodies, nbodies, xasprintf("probe_%d", h->index));
 		b->handler = h;
-		b->access = handler_access(t, h->body);
+		b->locks = handler_access(t, h->body);
 		translate_statement(b, h->body, 1);
 	}
 	/* a return probe's @entry(...): its function's entry evaluates and keeps them */
@@ -346,15 +346,15 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			continue;
 		b = new_body(t, bodies, nbodies, xasprintf("probe_%d_entry", h->index));
 		b->handler = h;
-		b->access = xcalloc(t->nglobals + 1, sizeof(*b->access));
+		b->locks = xcalloc(t->nglobals + 1, sizeof(*b->locks));
 		for (int i = 0; i < h->nentries; i++) {
-			enum access *used = handler_access(t, h->entries[i]->lhs);
+			enum global_access *used = handler_access(t, h->entries[i]->lhs);
 			char *value = translate_expr(b, h->entries[i]->lhs);
 			char *where = entry_offset(h, i);
 
 			for (int g = 0; g < t->nglobals; g++)
-				if (b->access[g] < used[g])
-					b->access[g] = used[g];
+				if (b->locks[g] < used[g])
+					b->locks[g] = used[g];
 			if (h->entries[i]->type == TYPE_STRING)
 				body_line(b, 1, "stp_string_copy(stp_kept_string(c, %s), %s);", where,
 					  value);
@@ -376,7 +376,7 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			     xasprintf("probe_%d_if_%d", dp->handler->index, dp->index));
 		b->handler = dp->handler;
 		b->guarded = dp;
-		b->access = handler_access(t, dp->condition);
+		b->locks = handler_access(t, dp->condition);
 		cond = translate_expr(b, dp->condition);
 		body_line(b, 1, "run = (%s) != 0;", cond);
 		free(cond);
@@ -515,7 +515,7 @@ char *translate(struct session *s, struct program *prog)
 
 	for (int i = 0; i < nbodies; i++) {
 		free(bodies[i].frame);
-		free(bodies[i].access);
+		free(bodies[i].locks);
 		sb_free(&bodies[i].code);
 	}
 	free(bodies);

@@ -4,9 +4,9 @@
  *   translate_analysis.c  before any C is written: the C names of globals and functions,
  *                         the locks each handler takes, each statistic's histogram and
  *                         @variance precision, and what cannot be translated yet
- *   translate_expr.c      expressions, as C expressions (GNU statement expressions)
+ *   translate_expr.c      expressions, as C expressions (GNU statement expressions);
+ *                         target variables, @var and @cast through the runtime's reads
  *   translate_stmt.c      statements, as lines of C in a body
- *   translate_target.c    target variables, @var and @cast, through the runtime's reads
  *   translate.c           the module's layout: globals, frames, bodies, tables, start/stop
  *   emit.c                the output and C literals (emit.h), shared with the families
  */
@@ -45,7 +45,7 @@ struct translator {
 	int errors;
 };
 
-enum access { ACCESS_NONE, ACCESS_READ, ACCESS_WRITE };
+enum global_access { ACCESS_NONE, ACCESS_READ, ACCESS_WRITE };
 
 /* A probe handler or function body being translated. */
 struct body {
@@ -58,12 +58,12 @@ struct body {
 	int ntemps;			/* string temporaries */
 	int unique;			/* names of C temporaries */
 	const char *error_label;	/* where a soft error goes: "out" or a catch */
-	enum access *access;		/* per global: the locks a probe takes */
+	enum global_access *locks;	/* per global: the locks a probe takes */
 };
 
 /* translate_analysis.c */
 int analyze_program(struct translator *t);	/* the number of errors */
-enum access *handler_access(struct translator *t, struct node *body);
+enum global_access *handler_access(struct translator *t, struct node *body);
 struct global_c *global_of(struct translator *t, struct symbol *sym);
 struct global_c *global_named(struct translator *t, struct node *n);
 const char *function_c_name(struct translator *t, struct function *f);
@@ -77,11 +77,6 @@ char *stat_source(struct body *b, struct node *n, char **setup, struct global_c 
 const char *stat_aggregate(const char *name);
 
 int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
-
-/* translate_target.c: a target variable, @var or @cast (N->access) as C */
-char *translate_target(struct body *b, struct node *n);
-/* "s64 _tvID = ...;": its value now, to be written back at _tID (guru mode's writes) */
-char *translate_target_place(struct body *b, struct node *n, int id);
 
 /* translate_stmt.c: lines of C at DEPTH tabs into B's code */
 void translate_statement(struct body *b, struct node *n, int depth);

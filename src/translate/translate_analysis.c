@@ -53,12 +53,12 @@ const char *function_c_name(struct translator *t, struct function *f)
 
 struct access_walk {
 	struct translator *t;
-	enum access *access;
+	enum global_access *locks;
 	struct function **seen;		/* functions walked already (recursion) */
 	int nseen;
 };
 
-static void note_access(struct access_walk *w, struct node *n, enum access a)
+static void note_access(struct access_walk *w, struct node *n, enum global_access a)
 {
 	struct global_c *g = n ? global_named(w->t, n) : NULL;
 	int i;
@@ -66,8 +66,8 @@ static void note_access(struct access_walk *w, struct node *n, enum access a)
 	if (!g)
 		return;
 	i = global_index(w->t, g);
-	if (w->access[i] < a)
-		w->access[i] = a;
+	if (w->locks[i] < a)
+		w->locks[i] = a;
 }
 
 static bool access_visit(struct node *n, void *arg)
@@ -123,14 +123,14 @@ static bool access_visit(struct node *n, void *arg)
 	return true;
 }
 
-enum access *handler_access(struct translator *t, struct node *body)
+enum global_access *handler_access(struct translator *t, struct node *body)
 {
 	struct access_walk w = { .t = t };
 
-	w.access = xcalloc(t->nglobals + 1, sizeof(*w.access));
+	w.locks = xcalloc(t->nglobals + 1, sizeof(*w.locks));
 	walk_nodes(body, access_visit, &w);
 	free(w.seen);
-	return w.access;
+	return w.locks;
 }
 
 /* ---- what pass 3 cannot write yet ---- */

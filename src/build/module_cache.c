@@ -1,5 +1,5 @@
 /*
- * cache.c - the module cache: passes 3 and 4 done once per script and conditions.
+ * module_cache.c - the module cache: passes 3 and 4 done once per script and conditions.
  *
  * Layout, in $STAPLER_CACHE_DIR, else $XDG_CACHE_HOME/stapler, else ~/.cache/stapler:
  *   modules/KK/KEY.c, KEY.ko   a translated and compiled module (KK: KEY's first two digits)
@@ -16,7 +16,9 @@
  * is when the entry was last used; the file last_cleaned's time is when the cache was
  * last cleaned.
  */
+#include "module_cache.h"
 #include "cache.h"
+#include "hash.h"
 #include "../../staprun/modimage.h"
 
 #include <ctype.h>
@@ -30,222 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum cache_mode cache_mode = CACHE_USE;
-
-/* ---- a 128-bit hash of many pieces (not cryptographic: keys of our own cache) ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-void hasher_init(struct hasher *h)
-{
-	h->a = 0x6a09e667f3bcc908ULL;
-	h->b = 0xbb67ae8584caa73bULL;
-	h->len = 0;
-}
-
-void hash_bytes(struct hasher *h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t w;
-
-	h->len += len;
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h->a = (h->a ^ w) * 0x9e3779b97f4a7c15ULL;
-		h->a ^= h->a >> 29;
-		h->b = (h->b + w) * 0xc2b2ae3d27d4eb4fULL;
-		h->b ^= h->b >> 31;
-	}
-	w = len;	/* the tail, with its length so "ab" + "" differs from "a" + "b" */
-	for (size_t i = 0; i < len; i++)
-		w |= (uint64_t)p[i] << (8 * (i + 1));
-	h->a = mix64(h->a ^ w);
-	h->b = mix64(h->b + w + h->len);
-}
-
-void hash_string(struct hasher *h, const char *s)
-{
-	hash_bytes(h, s ? s : "(null)", s ? strlen(s) + 1 : 6);
-}
-
-/* A file's contents, or a marker that it is missing. */
-void hash_file(struct hasher *h, const char *path)
-{
-	size_t len;
-	char *data = read_file(path, &len);
-
-	hash_string(h, path);
-	if (data)
-		hash_bytes(h, data, len);
-	else
-		hash_string(h, "(missing)");
-	free(data);
-}
-
-/* What identifies a file that is too large to read each run: size and modification time. */
-void hash_file_stat(struct hasher *h, const char *path)
-{
-	struct stat st;
-
-	hash_string(h, path);
-	if (stat(path, &st) == 0) {
-		int64_t v[4] = { st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino };
-
-		hash_bytes(h, v, sizeof(v));
-	} else {
-		hash_string(h, "(missing)");
-	}
-}
-
-char *hasher_hex(const struct hasher *h)
-{
-	return xasprintf("%016" PRIx64 "%016" PRIx64, mix64(h->a ^ h->len), mix64(h->b ^ h->a));
-}
-
-/* ---- folders ---- */
-
-char *cache_dir(void)
-{
-	const char *dir = getenv("STAPLER_CACHE_DIR");
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (dir && *dir)
-		return xstrdup(dir);
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/stapler", xdg);
-	return xasprintf("%s/.cache/stapler", home && *home ? home : "/tmp");
-}
-
-/* mkdir -p */
-int make_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *slash = strchr(p + 1, '/');; slash = strchr(slash + 1, '/')) {
-		if (slash)
-			*slash = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		if (!slash)
-			break;
-		*slash = '/';
-	}
-	free(p);
-	return is_dir(path) ? 0 : -1;
-}
-
-/* PATH appears whole: written to a temporary name beside it, then renamed. */
-int install_file(const char *path, const void *data, size_t len)
-{
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
-	const char *p = data;
-	int fd, rc = -1;
-
-	if (slash)
-		*slash = '\0';
-	if (make_dirs(dir)) {
-		free(dir);
-		return -1;
-	}
-	tmp = xasprintf("%s/.tmp-XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		goto out;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		p += n;
-		len -= n;
-	}
-	fchmod(fd, 0644);
-	if (close(fd) || rename(tmp, path))
-		unlink(tmp);
-	else
-		rc = 0;
-out:
-	free(tmp);
-	free(dir);
-	return rc;
-}
-
-/* --clean-cache: everything goes, modules and kernel API test results. */
-int cache_clean(bool verbose)
-{
-	char *dir = cache_dir();
-
-	if (is_dir(dir))
-		remove_tree(dir);
-	if (verbose)
-		fprintf(stderr, "Cleaned the cache folder %s\n", dir);
-	free(dir);
-	return 0;
-}
-
 /* ---- what the key covers ---- */
-
-/* The regular files under DIR (recursively), sorted: a stable order to hash them in. */
-static struct strlist tree_files(const char *dir)
-{
-	struct strlist files = { 0 }, dirs = { 0 };
-
-	strlist_add(&dirs, dir);
-	for (int i = 0; i < dirs.count; i++) {
-		DIR *d = opendir(dirs.items[i]);
-		struct dirent *e;
-
-		if (!d)
-			continue;
-		while ((e = readdir(d))) {
-			char *path;
-
-			if (e->d_name[0] == '.')
-				continue;
-			path = xasprintf("%s/%s", dirs.items[i], e->d_name);
-			if (is_dir(path))
-				strlist_add(&dirs, path);
-			else if (is_file(path))
-				strlist_add(&files, path);
-			free(path);
-		}
-		closedir(d);
-	}
-	strlist_free(&dirs);
-	qsort(files.items, files.count, sizeof(files.items[0]), compare_strings);
-	return files;
-}
-
-/* Contents of the runtime (what the module is compiled from, autoconf probes included). */
-void hash_tree(struct hasher *h, const char *dir, bool contents)
-{
-	struct strlist files = tree_files(dir);
-
-	hash_string(h, dir);
-	for (int i = 0; i < files.count; i++) {
-		if (contents)
-			hash_file(h, files.items[i]);
-		else
-			hash_file_stat(h, files.items[i]);
-	}
-	strlist_free(&files);
-}
 
 /* VAR's value among the -B options (make's command line, where the last one counts) */
 static const char *make_arg(struct session *s, const char *var)
@@ -341,25 +128,6 @@ static void hash_strlist(struct hasher *h, const char *label, const struct strli
 	for (int i = 0; i < l->count; i++)
 		hash_string(h, l->items[i]);
 	hash_string(h, "(end)");
-}
-
-char *cache_path_for_file(const char *folder, const char *name, const char *tag,
-			  const char *source)
-{
-	struct hasher h;
-	char *exe = realpath("/proc/self/exe", NULL), *dir, *key, *path;
-
-	hasher_init(&h);
-	hash_string(&h, tag);
-	hash_file_stat(&h, source);
-	hash_file_stat(&h, exe ? exe : "/proc/self/exe");
-	free(exe);
-	key = hasher_hex(&h);
-	dir = cache_dir();
-	path = xasprintf("%s/%s/%s%s", dir, folder, name, key);
-	free(dir);
-	free(key);
-	return path;
 }
 
 /*

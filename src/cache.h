@@ -1,0 +1,25 @@
+/*
+ * cache.h - the cache folder (cache.c): where it is, and files that appear whole.
+ */
+#ifndef CACHE_H
+#define CACHE_H
+
+#include "stap.h"
+
+enum cache_mode {
+	CACHE_USE,
+	CACHE_DISABLED,		/* --disable-cache: neither read nor written */
+	CACHE_POISONED,		/* --poison-cache: written, never read */
+};
+extern enum cache_mode cache_mode;
+
+char *cache_dir(void);
+/* CACHE/FOLDER/NAMEKEY: the cache file of what this stap program derives from the file
+ * SOURCE (KEY: a hash of TAG, SOURCE's identity and size and time, and the program's). */
+char *cache_path_for_file(const char *folder, const char *name, const char *tag,
+			  const char *source);
+int make_dirs(const char *path);
+int install_file(const char *path, const void *data, size_t len);	/* atomic */
+int cache_clean(bool verbose);		/* --clean-cache */
+
+#endif
