@@ -55,6 +55,21 @@ char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases
 			   struct token **where, bool *suffix);
 const char *probe_point_first_name(struct probe_point *pp);
 
+/*
+ * family_kprobe.c: an entry of runtime/kprobe.c's table (struct stp_kprobe_probe), for
+ * the kprobe family's probes and the dwarf family's kernel and module ones.
+ */
+struct kprobe_entry {
+	const char *symbol;	/* "name" or "module:name"; NULL: at ADDRESS */
+	uint64_t offset;	/* from the symbol, written only WITH_OFFSET */
+	bool with_offset;
+	uint64_t address;
+	bool is_return;
+	int64_t maxactive;	/* <= 0: the kernel's default */
+	bool wait_for_module;	/* a module's symbol: registered when the module comes */
+};
+void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k);
+
 /* family_*.c */
 extern const struct probe_family begin_end_family;
 extern const struct probe_family timer_family;

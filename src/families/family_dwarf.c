@@ -645,31 +645,18 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 {
 	struct dwarf_probe *p = dp->data;
-	struct strbuf *sb = &e->out;
+	struct kprobe_entry entry = {
+		.symbol = p->symbol,
+		.offset = p->offset,
+		.with_offset = true,
+		.address = p->offset,
+		.is_return = p->is_return,
+		.maxactive = p->maxactive,
+		.wait_for_module = (p->site.module && !p->site.module->is_kernel) ||
+				   (p->btf && !p->btf->is_kernel),
+	};
 
-	sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
-	if (p->symbol) {
-		sb_puts(sb, ".symbol = ");
-		sb_put_c_string(sb, p->symbol);
-		sb_printf(sb, ", .offset = %#" PRIx64 "UL", p->offset);
-	} else {
-		sb_printf(sb, ".address = %#" PRIx64 "UL", p->offset);
-	}
-	if (p->is_return)
-		sb_puts(sb, ", .is_return = true");
-	if (p->maxactive > 0)
-		sb_printf(sb, ", .maxactive = %" PRId64,
-			  p->maxactive > INT32_MAX ? (int64_t)INT32_MAX : p->maxactive);
-	if ((p->site.module && !p->site.module->is_kernel) || (p->btf && !p->btf->is_kernel))
-		sb_puts(sb, ", .wait_for_module = true");
-	if (p->is_return && dp->handler->nentries) {
-		char *size = entry_offset(dp->handler, dp->handler->nentries);
-
-		sb_printf(sb, ", .entry_probe = &probe_%d_entry_probe, .data_size = %s",
-			  dp->handler->index, size);
-		free(size);
-	}
-	sb_puts(sb, " },\n");
+	emit_kprobe_entry(e, dp, &entry);
 }
 
 /* A uprobe on a program's or library's file: runtime/uprobe.c */
