@@ -63,26 +63,14 @@ static const struct name_value bridge_hooks[] = {
 	{ NULL, NULL },
 };
 
-/* The named priorities of netfilter_ipv4.h and netfilter_ipv6.h. */
+/* The named priorities of netfilter_ipv4.h (NF_IP_PRI_*) and netfilter_ipv6.h
+ * (NF_IP6_PRI_*): the same names and values, but for IPv4's CONNTRACK_CONFIRM. */
 static const struct name_value inet_priorities[] = {
-	{ "NF_IP_PRI_FIRST", "INT_MIN" }, { "NF_IP_PRI_RAW_BEFORE_DEFRAG", "-450" },
-	{ "NF_IP_PRI_CONNTRACK_DEFRAG", "-400" }, { "NF_IP_PRI_RAW", "-300" },
-	{ "NF_IP_PRI_SELINUX_FIRST", "-225" }, { "NF_IP_PRI_CONNTRACK", "-200" },
-	{ "NF_IP_PRI_MANGLE", "-150" }, { "NF_IP_PRI_NAT_DST", "-100" },
-	{ "NF_IP_PRI_FILTER", "0" }, { "NF_IP_PRI_SECURITY", "50" },
-	{ "NF_IP_PRI_NAT_SRC", "100" }, { "NF_IP_PRI_SELINUX_LAST", "225" },
-	{ "NF_IP_PRI_CONNTRACK_HELPER", "300" }, { "NF_IP_PRI_CONNTRACK_CONFIRM", "INT_MAX" },
-	{ "NF_IP_PRI_LAST", "INT_MAX" }, { NULL, NULL },
-};
-static const struct name_value inet6_priorities[] = {
-	{ "NF_IP6_PRI_FIRST", "INT_MIN" }, { "NF_IP6_PRI_RAW_BEFORE_DEFRAG", "-450" },
-	{ "NF_IP6_PRI_CONNTRACK_DEFRAG", "-400" }, { "NF_IP6_PRI_RAW", "-300" },
-	{ "NF_IP6_PRI_SELINUX_FIRST", "-225" }, { "NF_IP6_PRI_CONNTRACK", "-200" },
-	{ "NF_IP6_PRI_MANGLE", "-150" }, { "NF_IP6_PRI_NAT_DST", "-100" },
-	{ "NF_IP6_PRI_FILTER", "0" }, { "NF_IP6_PRI_SECURITY", "50" },
-	{ "NF_IP6_PRI_NAT_SRC", "100" }, { "NF_IP6_PRI_SELINUX_LAST", "225" },
-	{ "NF_IP6_PRI_CONNTRACK_HELPER", "300" }, { "NF_IP6_PRI_LAST", "INT_MAX" },
-	{ NULL, NULL },
+	{ "FIRST", "INT_MIN" }, { "RAW_BEFORE_DEFRAG", "-450" }, { "CONNTRACK_DEFRAG", "-400" },
+	{ "RAW", "-300" }, { "SELINUX_FIRST", "-225" }, { "CONNTRACK", "-200" },
+	{ "MANGLE", "-150" }, { "NAT_DST", "-100" }, { "FILTER", "0" }, { "SECURITY", "50" },
+	{ "NAT_SRC", "100" }, { "SELINUX_LAST", "225" }, { "CONNTRACK_HELPER", "300" },
+	{ "CONNTRACK_CONFIRM", "INT_MAX" }, { "LAST", "INT_MAX" }, { NULL, NULL },
 };
 
 /* What pass 3 needs of a netfilter probe: C constants. */
@@ -96,6 +84,20 @@ static const char *lookup(const struct name_value *table, const char *name)
 		if (strcmp(table->name, name) == 0)
 			return table->value;
 	return NULL;
+}
+
+/* The value of priority NAME of IPv4 (PF "2") or IPv6, or NULL. */
+static const char *inet_priority(const char *pf, const char *name)
+{
+	bool ipv4 = strcmp(pf, "2") == 0;
+	const char *prefix = ipv4 ? "NF_IP_PRI_" : "NF_IP6_PRI_";
+
+	if (!starts_with(name, prefix))
+		return NULL;
+	name += strlen(prefix);
+	if (!ipv4 && strcmp(name, "CONNTRACK_CONFIRM") == 0)
+		return NULL;
+	return lookup(inet_priorities, name);
 }
 
 /* A decimal integer that fits an int. */
@@ -126,8 +128,8 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 {
 	struct netfilter_probe *p = xcalloc(1, sizeof(*p));
 	const char *pf = NULL, *hook = NULL, *priority = "0";
-	const struct name_value *hooks = NULL, *shared_hooks = NULL, *priorities = NULL;
-	bool guru = el->session->guru, present;
+	const struct name_value *hooks = NULL, *shared_hooks = NULL;
+	bool guru = el->session->guru, inet = false, present;
 
 	for (struct component *c = pp->components->next; c; c = c->next) {
 		const char *s = component_string(c, &present);
@@ -141,9 +143,9 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 	}
 	p->pf = lookup(families, pf);
 	if (p->pf && strcmp(p->pf, "2") == 0)
-		hooks = ipv4_hooks, shared_hooks = inet_hooks, priorities = inet_priorities;
+		hooks = ipv4_hooks, shared_hooks = inet_hooks, inet = true;
 	else if (p->pf && strcmp(p->pf, "10") == 0)
-		hooks = ipv6_hooks, shared_hooks = inet_hooks, priorities = inet6_priorities;
+		hooks = ipv6_hooks, shared_hooks = inet_hooks, inet = true;
 	else if (p->pf && strcmp(p->pf, "3") == 0)
 		hooks = arp_hooks;
 	else if (p->pf)
@@ -165,7 +167,7 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			       "\"%s\"; need stap -g", hook, p->pf);
 		return false;
 	}
-	p->priority = is_int(priority) ? priority : lookup(priorities, priority);
+	p->priority = is_int(priority) ? priority : inet ? inet_priority(p->pf, priority) : NULL;
 	if (!p->priority && guru && is_c_token(priority))
 		p->priority = priority;
 	if (!p->priority) {
