@@ -12,6 +12,7 @@
 
 struct elaborator;
 struct emitter;
+struct probe_table;
 
 struct probe_family {
 	const char *name;		/* also names its C glue: stp_register_NAME() */
@@ -35,10 +36,20 @@ struct probe_family {
 	char *(*list_variables)(struct derived_probe *dp);
 	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
 	const char *target_write_refusal;
-	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
-	void (*emit)(struct emitter *e, struct program *prog);
 	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
 	const char *(*missing)(struct derived_probe *dp);
+	/*
+	 * Pass 3: the C its probes need before their table (trace's probe functions); or,
+	 * with no table, all of it: its tables, stp_register_NAME() and
+	 * stp_unregister_NAME().  NULL: nothing before the table.
+	 */
+	void (*emit)(struct emitter *e, struct program *prog);
+	/*
+	 * Pass 3: the table its runtime glue registers, one entry per probe, when it is one
+	 * (translate/emit.h: emit_probe_table() writes it with stp_register_NAME() and
+	 * stp_unregister_NAME()).  NULL and no emit: the family cannot be translated yet.
+	 */
+	const struct probe_table *table;
 };
 
 /* probe_family.c */

@@ -716,10 +716,10 @@ static char *dwarf_list_variables(struct derived_probe *dp)
 }
 
 const struct probe_family dwarf_family = {
-	.list_variables = dwarf_list_variables,
 	.name = "dwarf",
 	.templates = dwarf_templates,
 	.build = dwarf_build,
 	.resolve_target = dwarf_resolve_target,
+	.list_variables = dwarf_list_variables,
 	.emit = dwarf_emit,
 };

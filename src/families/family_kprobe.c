@@ -179,15 +179,10 @@ static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 }
 
 /* The table runtime/kprobe.c registers, one entry per probe. */
-static void kprobe_emit(struct emitter *e, struct program *prog)
-{
-	static const struct probe_table table = {
-		"struct stp_kprobe_probe", "stp_kprobe_probes", "stp_kprobes_register",
-		"stp_kprobes_unregister", kprobe_entry,
-	};
-
-	emit_probe_table(e, prog, &kprobe_family, &table);
-}
+static const struct probe_table kprobe_table = {
+	"struct stp_kprobe_probe", "stp_kprobe_probes", "stp_kprobes_register",
+	"stp_kprobes_unregister", kprobe_entry,
+};
 
 /* A module's functions are found by exact name at run time: no wildcards there. */
 static const char *kprobe_missing(struct derived_probe *dp)
@@ -203,6 +198,6 @@ const struct probe_family kprobe_family = {
 	.name = "kprobe",
 	.templates = kprobe_templates,
 	.build = kprobe_build,
-	.emit = kprobe_emit,
 	.missing = kprobe_missing,
+	.table = &kprobe_table,
 };

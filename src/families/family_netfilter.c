@@ -254,15 +254,11 @@ static void netfilter_entry(struct emitter *e, struct derived_probe *dp)
 	     dp->index, p->pf, p->hook, p->priority);
 }
 
-static void netfilter_emit(struct emitter *e, struct program *prog)
-{
-	static const struct probe_table table = {
-		"struct stp_netfilter_probe", "stp_netfilter_probes",
-		"stp_netfilter_register", "stp_netfilter_unregister", netfilter_entry,
-	};
-
-	emit_probe_table(e, prog, &netfilter_family, &table);
-}
+/* The table runtime/netfilter.c registers, one hook per probe. */
+static const struct probe_table netfilter_table = {
+	"struct stp_netfilter_probe", "stp_netfilter_probes",
+	"stp_netfilter_register", "stp_netfilter_unregister", netfilter_entry,
+};
 
 const struct probe_family netfilter_family = {
 	.name = "netfilter",
@@ -270,5 +266,5 @@ const struct probe_family netfilter_family = {
 	.build = netfilter_build,
 	.resolve_target = netfilter_resolve_target,
 	.target_write_refusal = "write to netfilter verdict requires guru mode; need stap -g",
-	.emit = netfilter_emit,
+	.table = &netfilter_table,
 };

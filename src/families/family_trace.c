@@ -390,13 +390,9 @@ static void trace_entry(struct emitter *e, struct derived_probe *dp)
 	free(module);
 }
 
+/* The probe functions that the table names. */
 static void trace_emit(struct emitter *e, struct program *prog)
 {
-	static const struct probe_table table = {
-		"struct stp_trace_probe", "stp_trace_probes", "stp_traces_register",
-		"stp_traces_unregister", trace_entry,
-	};
-
 	/* the kernel calls it with (void *data, the tracepoint's arguments): each an
 	 * integer or a pointer, one register or stack slot, kept as a u64; a struct passed
 	 * by value is taken as an array of as many eightbytes (integer members only in the
@@ -428,8 +424,13 @@ static void trace_emit(struct emitter *e, struct program *prog)
 		emit(e, "%s };\n\n\tstp_trace_run(&stp_probes[%d], args);\n}\n\n",
 		     p->nargs ? "" : "0", dp->index);
 	}
-	emit_probe_table(e, prog, &trace_family, &table);
 }
+
+/* The table runtime/tracepoint.c registers, one probe function per probe. */
+static const struct probe_table trace_table = {
+	"struct stp_trace_probe", "stp_trace_probes", "stp_traces_register",
+	"stp_traces_unregister", trace_entry,
+};
 
 /* Arguments the probe function cannot take as one integer each. */
 static const char *trace_missing(struct derived_probe *dp)
@@ -469,11 +470,12 @@ static char *trace_variables(struct trace_probe *p)
 }
 
 const struct probe_family trace_family = {
-	.list_variables = trace_list_variables,
 	.name = "trace",
 	.templates = trace_templates,
 	.build = trace_build,
 	.resolve_target = trace_resolve_target,
-	.emit = trace_emit,
+	.list_variables = trace_list_variables,
 	.missing = trace_missing,
+	.emit = trace_emit,
+	.table = &trace_table,
 };
