@@ -123,6 +123,22 @@ static bool is_c_token(const char *s)
 	return true;
 }
 
+/*
+ * The C constant of the hook or priority (WHAT) named TEXT for protocol family PF: its
+ * VALUE where the name is known, else in guru mode TEXT itself when it is a C token;
+ * else NULL after saying it is unsupported.
+ */
+static const char *c_constant(struct elaborator *el, const char *what, const char *text,
+			      const char *pf, const char *value)
+{
+	if (!value && el->session->guru && is_c_token(text))
+		value = text;
+	if (!value)
+		semantic_error(el, NULL, "unsupported netfilter %s \"%s\" for protocol family "
+			       "\"%s\"; need stap -g", what, text, pf);
+	return value;
+}
+
 static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			    struct derived_probe *proto)
 {
@@ -157,24 +173,16 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			       pf);
 		return false;
 	}
-	p->hook = lookup(shared_hooks, hook);
+	p->hook = lookup(shared_hooks, hook);	/* NF_INET_*, else the family's own names */
 	if (!p->hook)
 		p->hook = lookup(hooks, hook);
-	if (!p->hook && guru && is_c_token(hook))
-		p->hook = hook;
-	if (!p->hook) {
-		semantic_error(el, NULL, "unsupported netfilter hook \"%s\" for protocol family "
-			       "\"%s\"; need stap -g", hook, p->pf);
+	p->hook = c_constant(el, "hook", hook, p->pf, p->hook);
+	if (!p->hook)
 		return false;
-	}
-	p->priority = is_int(priority) ? priority : inet ? inet_priority(p->pf, priority) : NULL;
-	if (!p->priority && guru && is_c_token(priority))
-		p->priority = priority;
-	if (!p->priority) {
-		semantic_error(el, NULL, "unsupported netfilter priority \"%s\" for protocol family "
-			       "\"%s\"; need stap -g", priority, p->pf);
+	p->priority = c_constant(el, "priority", priority, p->pf, is_int(priority) ? priority :
+				 inet ? inet_priority(p->pf, priority) : NULL);
+	if (!p->priority)
 		return false;
-	}
 	add_derived_probe(el, proto, probe_point_text(pp, false), p);
 	return true;
 }
