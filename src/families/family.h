@@ -1,9 +1,13 @@
 /*
- * family.h - the probe families: what a family file in src/ provides.
+ * family.h - the probe families: what a family file in src/families/ provides.
  *
- * A family is one file in src/ (family_NAME.c: its points' forms, how it builds derived
- * probes in pass 2, its registration table in pass 3) and its glue in runtime/ (NAME.c).
- * probe_family.c lists the families and matches probe points against their forms.
+ * A family is one file in src/families/ (family_NAME.c: its points' forms, how it builds
+ * derived probes in pass 2, its registration table in pass 3) and its glue in runtime/
+ * (NAME.c).  probe_family.c lists the families and matches probe points against their
+ * forms.  The dwarf family places its points in two ways, each a file: from the DWARF
+ * (family_dwarf.c, the family itself) and from the kernel's BTF (family_dwarf_btf.c);
+ * what they share is family_dwarf.h and dwarf_point.c.  family_kprobe.c writes the
+ * entries of runtime/kprobe.c's table for the kprobe and dwarf families alike.
  */
 #ifndef FAMILY_H
 #define FAMILY_H
@@ -19,7 +23,7 @@ struct probe_family {
 	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
 	const char *const *templates;
 	/*
-	 * Checks a concrete point (one of its forms, wildcards in names resolved) and adds
+	 * Pass 2: checks a concrete point (one of its forms, wildcards in names resolved), adds
 	 * derived probes with add_derived_probe(); false (after saying why) when it does
 	 * not resolve.  Wildcards in arguments may add several: kprobe.function("vfs_*").
 	 */
@@ -31,8 +35,8 @@ struct probe_family {
 	 */
 	enum target_resolution (*resolve_target)(struct elaborator *el, struct derived_probe *dp,
 						 struct node *n, bool quiet);
-	/* -L: the target variables of DP, a probe of a program (" $name:type ..."), for
-	 * the aliases that expand to it; NULL: none */
+	/* -L: the target variables of DP (" $name:type ..."), listed for the aliases
+	 * that expand to it (-L lists a point's own as it places it); NULL: none */
 	char *(*list_variables)(struct derived_probe *dp);
 	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
 	const char *target_write_refusal;

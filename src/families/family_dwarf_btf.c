@@ -82,7 +82,8 @@ static bool btf_add_function(struct elaborator *el, struct derived_probe *proto,
 	if (el->listing) {
 		add_derived_probe(el, proto, name, NULL);
 		if (el->session->list_locals)
-			el->listed[el->nlisted - 1].variables = variables_from_btf(m, f, dp->is_return);
+			el->listed[el->nlisted - 1].variables = variables_from_btf(m, f,
+										   dp->is_return);
 		return true;
 	}
 	p = xcalloc(1, sizeof(*p));
