@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parts of PP, a concrete point of one of the family's forms. */
 void read_dwarf_point(struct probe_point *pp, struct dwarf_point *dp)
 {
 	struct component *c = pp->components;
@@ -58,6 +59,7 @@ void read_dwarf_point(struct probe_point *pp, struct dwarf_point *dp)
 	}
 }
 
+/* What follows a function's name: ".call", ".return", ".maxactive(N)", ".inline", ... */
 void put_point_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
 {
 	if (dp->call)

@@ -2,8 +2,8 @@
  * family_dwarf.h - the dwarf family's points and probes, as its two ways of placing them
  * share them: family_dwarf.c places a point from the target's DWARF (and is the family),
  * family_dwarf_btf.c places kernel.function and module().function points from the
- * kernel's BTF when there is no DWARF; dwarf_point.c reads a point and says what both
- * say alike.  family_dwarf.c calls the other two; neither calls it back.
+ * kernel's BTF when there is no DWARF (or --btf asks); dwarf_point.c reads a point and
+ * says what both say alike.  family_dwarf.c calls the other two; neither calls it back.
  */
 #ifndef FAMILY_DWARF_H
 #define FAMILY_DWARF_H
@@ -57,14 +57,13 @@ struct dwarf_point {
 
 /* dwarf_point.c */
 void read_dwarf_point(struct probe_point *pp, struct dwarf_point *dp);
-/* ".call", ".return", ".maxactive(N)", ".inline", ".exported": a function's name ends so */
 void put_point_suffixes(struct strbuf *sb, const struct dwarf_point *dp);
 void no_function_match(struct elaborator *el, const char **names, int count,
 		       const struct dw_pattern *pat, bool refused);
 bool return_register_access(struct elaborator *el, struct dwarf_probe *p, struct node *n,
 			    struct target_access *a, struct ctype *type, bool quiet);
 
-/* family_dwarf_btf.c: the points DWARF cannot place, from the kernel's BTF */
+/* family_dwarf_btf.c: kernel and module functions placed from the kernel's BTF */
 bool place_from_btf(struct elaborator *el, struct dwarf_point *dp, struct dw_pattern *pat,
 		    struct derived_probe *proto);
 enum target_resolution resolve_from_btf(struct elaborator *el, struct derived_probe *dp,
