@@ -1,9 +1,13 @@
 /*
- * family.h - the probe families: what a family file in src/ provides.
+ * family.h - the probe families: what a family file in src/families/ provides.
  *
- * A family is one file in src/ (family_NAME.c: its points' forms, how it builds derived
- * probes in pass 2, its registration table in pass 3) and its glue in runtime/ (NAME.c).
- * probe_family.c lists the families and matches probe points against their forms.
+ * A family is one file in src/families/ (family_NAME.c: its points' forms, how it builds
+ * derived probes in pass 2, its registration table in pass 3) and its glue in runtime/
+ * (NAME.c).  probe_family.c lists the families and matches probe points against their
+ * forms.  The dwarf family places its points in two ways, each a file: from the DWARF
+ * (family_dwarf.c, the family itself) and from the kernel's BTF (family_dwarf_btf.c);
+ * what they share is family_dwarf.h and dwarf_point.c.  family_kprobe.c writes the
+ * entries of runtime/kprobe.c's table for the kprobe and dwarf families alike.
  */
 #ifndef FAMILY_H
 #define FAMILY_H
@@ -12,13 +16,14 @@
 
 struct elaborator;
 struct emitter;
+struct probe_table;
 
 struct probe_family {
 	const char *name;		/* also names its C glue: stp_register_NAME() */
 	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
 	const char *const *templates;
 	/*
-	 * Checks a concrete point (one of its forms, wildcards in names resolved) and adds
+	 * Pass 2: checks a concrete point (one of its forms, wildcards in names resolved), adds
 	 * derived probes with add_derived_probe(); false (after saying why) when it does
 	 * not resolve.  Wildcards in arguments may add several: kprobe.function("vfs_*").
 	 */
@@ -30,15 +35,25 @@ struct probe_family {
 	 */
 	enum target_resolution (*resolve_target)(struct elaborator *el, struct derived_probe *dp,
 						 struct node *n, bool quiet);
-	/* -L: the target variables of DP, a probe of a program (" $name:type ..."), for
-	 * the aliases that expand to it; NULL: none */
+	/* -L: the target variables of DP (" $name:type ..."), listed for the aliases
+	 * that expand to it (-L lists a point's own as it places it); NULL: none */
 	char *(*list_variables)(struct derived_probe *dp);
 	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
 	const char *target_write_refusal;
-	/* Pass 3: the registration table for this family's probes (NULL: not yet). */
-	void (*emit)(struct emitter *e, struct program *prog);
 	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
 	const char *(*missing)(struct derived_probe *dp);
+	/*
+	 * Pass 3: the C its probes need before their table (trace's probe functions); or,
+	 * with no table, all of it: its tables, stp_register_NAME() and
+	 * stp_unregister_NAME().  NULL: nothing before the table.
+	 */
+	void (*emit)(struct emitter *e, struct program *prog);
+	/*
+	 * Pass 3: the table its runtime glue registers, one entry per probe, when it is one
+	 * (translate/emit.h: emit_probe_table() writes it with stp_register_NAME() and
+	 * stp_unregister_NAME()).  NULL and no emit: the family cannot be translated yet.
+	 */
+	const struct probe_table *table;
 };
 
 /* probe_family.c */
@@ -54,6 +69,21 @@ int family_prefix_length(struct probe_point *pp);
 char *probe_point_mismatch(struct probe_point *pp, const struct strlist *aliases,
 			   struct token **where, bool *suffix);
 const char *probe_point_first_name(struct probe_point *pp);
+
+/*
+ * family_kprobe.c: an entry of runtime/kprobe.c's table (struct stp_kprobe_probe), for
+ * the kprobe family's probes and the dwarf family's kernel and module ones.
+ */
+struct kprobe_entry {
+	const char *symbol;	/* "name" or "module:name"; NULL: at ADDRESS */
+	uint64_t offset;	/* from the symbol, written only WITH_OFFSET */
+	bool with_offset;
+	uint64_t address;
+	bool is_return;
+	int64_t maxactive;	/* <= 0: the kernel's default */
+	bool wait_for_module;	/* a module's symbol: registered when the module comes */
+};
+void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k);
 
 /* family_*.c */
 extern const struct probe_family begin_end_family;

@@ -18,18 +18,18 @@
  * PATTERN is func[@file[:N | :N-M | :* | +N]] (dwarf_query.c).  Each place becomes a
  * kprobe (or kretprobe) on "symbol+offset" (or "module:symbol+offset"), registered by
  * runtime/kprobe.c when the session starts, so KASLR and load addresses do not matter.
+ * Without the kernel's DWARF, kernel and module functions are placed from its BTF
+ * (family_dwarf_btf.c); the two share the point and what it says (dwarf_point.c).
  */
 #include "elaborate/elaborate.h"
 #include "translate/emit.h"
 #include "family.h"
-#include "debuginfo/dw.h"
+#include "family_dwarf.h"
 #include "debuginfo/btf.h"
 #include "debuginfo/ctype.h"
 
 #include <dwarf.h>
-#include <fnmatch.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,106 +59,7 @@ static const char *const dwarf_templates[] = {
 	NULL,
 };
 
-/* What pass 3 needs of a DWARF probe, and what the target variables will need. */
-struct dwarf_probe {
-	char *symbol;		/* "vfs_read", or "ext4:ext4_readdir"; NULL: an address, or */
-	char *file;		/* in user space: the file probed, where it runs */
-	char *process;		/* a .library(...)'s program, whose processes it is for */
-	uint64_t offset;	/* from the symbol; in user space, in the file */
-	uint64_t vaddr;		/* in user space: the probed instruction's address */
-	/* a program's .return: where its @entry values are read (after the prologue), and
-	 * the frame address there (DWARF register + offset), which its return finds */
-	uint64_t entry_offset, entry_vaddr;
-	int cfa_regno;
-	int64_t cfa_offset;
-	bool is_return;
-	int64_t maxactive;
-	struct dw_site site;	/* NULL module for an absolute address */
-	/* a function placed by the kernel's BTF (no DWARF): its module and prototype */
-	struct btf_module *btf;
-	const struct btf_function *btf_function;
-};
-
-/* The parts of a concrete point. */
-struct dwarf_point {
-	const char *module;	/* NULL: the kernel */
-	bool user;		/* process(...): a program's */
-	const char *process;	/* its PATH, or NULL for a PID */
-	int64_t pid;
-	const char *library;	/* .library(LPATH) */
-	char *program;		/* the program resolved: its path where it runs */
-	struct strlist files;	/* the files of its modules' names, here (--sysroot) */
-	bool reported;		/* an error said why it matches nothing */
-	bool statement;		/* .statement(...) rather than .function(...) */
-	const char *pattern;	/* NULL: an address */
-	uint64_t address;
-	struct component *what;	/* the function or statement component */
-	bool call, is_return, inline_only, exported, nearest, absolute;
-	int64_t maxactive;
-	const char *label;
-};
-
-static void read_point(struct probe_point *pp, struct dwarf_point *dp)
-{
-	struct component *c = pp->components;
-	bool present;
-
-	memset(dp, 0, sizeof(*dp));
-	if (strcmp(c->name, "module") == 0)
-		dp->module = component_string(c, &present);
-	if (strcmp(c->name, "process") == 0) {
-		dp->user = true;
-		if (c->arg) {
-			dp->process = component_string(c, &present);
-			if (!present)
-				dp->pid = component_number(c, &present);
-		}
-		if (strcmp(c->next->name, "library") == 0) {
-			c = c->next;
-			dp->library = component_string(c, &present);
-		}
-	}
-	c = c->next;
-	dp->what = c;
-	dp->statement = strcmp(c->name, "statement") == 0;
-	dp->pattern = component_string(c, &present);
-	if (!present)
-		dp->address = (uint64_t)component_number(c, &present);
-	for (c = c->next; c; c = c->next) {
-		if (strcmp(c->name, "call") == 0)
-			dp->call = true;
-		else if (strcmp(c->name, "return") == 0)
-			dp->is_return = true;
-		else if (strcmp(c->name, "maxactive") == 0)
-			dp->maxactive = component_number(c, &present);
-		else if (strcmp(c->name, "inline") == 0)
-			dp->inline_only = true;
-		else if (strcmp(c->name, "exported") == 0)
-			dp->exported = true;
-		else if (strcmp(c->name, "nearest") == 0)
-			dp->nearest = true;
-		else if (strcmp(c->name, "absolute") == 0)
-			dp->absolute = true;
-		else if (strcmp(c->name, "label") == 0)
-			dp->label = component_string(c, &present);
-	}
-}
-
 /* ---- naming ---- */
-
-static void put_suffixes(struct strbuf *sb, const struct dwarf_point *dp)
-{
-	if (dp->call)
-		sb_puts(sb, ".call");
-	if (dp->is_return)
-		sb_puts(sb, ".return");
-	if (dp->maxactive)
-		sb_printf(sb, ".maxactive(%" PRId64 ")", dp->maxactive);
-	if (dp->inline_only)
-		sb_puts(sb, ".inline");
-	if (dp->exported)
-		sb_puts(sb, ".exported");
-}
 
 /* The name a function's probes have: its DWARF's (malloc's is __libc_malloc's). */
 static const char *function_name(const struct dw_function *f)
@@ -202,7 +103,7 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 		sb_printf(&sb, ".label(\"%s\")", site->label);
 		return sb_steal(&sb);
 	}
-	put_suffixes(&sb, dp);
+	put_point_suffixes(&sb, dp);
 	return sb_steal(&sb);
 }
 
@@ -308,34 +209,13 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	return true;
 }
 
-/*
- * "no match", with the function NAMES (of the one module looked in) close to PATTERN's
- * (a function refused by name is among them: it is there, only not probe-able).
- */
-static void no_match_among(struct elaborator *el, const char **names, int count,
-			   const struct dw_pattern *pat, bool refused)
-{
-	char *similar = !count || !pat || strpbrk(pat->function, "*?[") ? xstrdup("") :
-			refused ? similar_names_including(pat->function, names, count) :
-				  similar_names(pat->function, names, count);
-
-	if (*similar) {
-		char *functions = xasprintf(" (similar functions:%s", similar + strlen(" (similar:"));
-
-		free(similar);
-		similar = functions;
-	}
-	semantic_error(el, NULL, "no match%s", similar);
-	free(similar);
-}
-
 static void no_match(struct elaborator *el, struct dw_module *m, const struct dw_pattern *pat,
 		     bool refused)
 {
 	const char **names = NULL;
 	int count = m ? dw_function_names(m, &names) : 0;
 
-	no_match_among(el, names, count, pat, refused);
+	no_function_match(el, names, count, pat, refused);
 	if (count)
 		free(names);
 }
@@ -499,318 +379,6 @@ static bool address_build(struct elaborator *el, const struct dwarf_point *dp,
 	return add_site(el, proto, dp, &site, name);
 }
 
-/* $return: the value in the return register (rax), of TYPE, the function's return type
- * (NULL or void: none); guru mode may change what returns. */
-static bool return_register(struct elaborator *el, struct dwarf_probe *p, struct node *n,
-			    struct target_access *a, struct ctype *type, bool quiet)
-{
-	if (!p->is_return || !type || type->kind == CT_VOID) {
-		if (!quiet)
-			semantic_error(el, n->tok, "unable to find return value%s",
-				       p->is_return ? " of a function returning void" :
-						      " outside a .return probe");
-		return false;
-	}
-	a->start = xstrdup("stp_return_value(c)");
-	a->start_is_value = true;
-	a->user = p->site.module && p->site.module->is_user;
-	a->regno = 0;
-	return target_components(el, n, a, type, quiet);
-}
-
-/* ---- without DWARF: functions and their parameters from the kernel's BTF ---- */
-
-/* " $return:ssize_t $file:struct file* ...": -L's variables of a BTF function. */
-static char *btf_variables(struct btf_module *m, const struct btf_function *f, bool with_return)
-{
-	struct strbuf sb = { 0 };
-	const char **names;
-	struct ctype **types, *returns = btf_function_return(m, f);
-	int n = f->ambiguous ? 0 : btf_function_params(m, f, &names, &types, NULL);
-
-	if (f->ambiguous)	/* which of them is probed is not known */
-		return xstrdup("");
-	if (with_return && returns) {
-		char *type = ctype_name(returns);
-
-		sb_printf(&sb, " $return:%s", type);
-		free(type);
-	}
-	for (int i = 0; i < n; i++) {
-		char *type = ctype_name(types[i]);
-
-		if (*names[i])
-			sb_printf(&sb, " $%s:%s", names[i], type);
-		free(type);
-	}
-	free(names);
-	free(types);
-	return sb.data ? sb_steal(&sb) : xstrdup("");
-}
-
-/* What a BTF function point cannot have: the parts that need the DWARF, or NULL. */
-static const char *btf_refused(const struct dwarf_point *dp, const struct dw_pattern *pat)
-{
-	if (!dp->pattern)
-		return "statement probes by address";
-	if (dp->statement)
-		return "statement probes";
-	if (dp->label)
-		return ".label probes";
-	if (dp->inline_only)
-		return ".inline probes";
-	if (dp->exported)
-		return ".exported probes";
-	if (pat->file || pat->lines != DW_LINES_NONE)
-		return "@file:line patterns";
-	return NULL;
-}
-
-static bool btf_add_function(struct elaborator *el, struct derived_probe *proto,
-			     const struct dwarf_point *dp, struct btf_module *m,
-			     const struct btf_function *f)
-{
-	struct strbuf sb = { 0 };
-	struct dwarf_probe *p;
-	struct derived_probe *derived;
-	char *name;
-
-	if (m->is_kernel)
-		sb_puts(&sb, "kernel");
-	else
-		sb_printf(&sb, "module(\"%s\")", m->name);
-	sb_printf(&sb, ".function(\"%s\")", f->name);
-	put_suffixes(&sb, dp);
-	name = sb_steal(&sb);
-	if (el->listing) {
-		add_derived_probe(el, proto, name, NULL);
-		if (el->session->list_locals)
-			el->listed[el->nlisted - 1].variables = btf_variables(m, f, dp->is_return);
-		return true;
-	}
-	p = xcalloc(1, sizeof(*p));
-	p->symbol = m->is_kernel ? xstrdup(f->name) : xasprintf("%s:%s", m->name, f->name);
-	p->is_return = dp->is_return;
-	p->maxactive = dp->maxactive;
-	p->btf = m;
-	p->btf_function = f;
-	derived = add_derived_probe(el, proto, name, p);
-	derived->note = xasprintf("pc=%s+0x0 btf ", p->symbol);
-	derived->derivation = xstrdup(name);
-	derived->saves_entry = dp->is_return;
-	return true;
-}
-
-/*
- * kernel.function(PATTERN) and module(M).function(PATTERN) from BTF: every function
- * whose name matches, at its entry (a kprobe on the symbol), .return a kretprobe.  BTF
- * knows no files, lines, statements, labels or inlined copies.
- */
-static bool btf_build(struct elaborator *el, struct dwarf_point *dp, struct dw_pattern *pat,
-		      struct derived_probe *proto)
-{
-	struct session *s = el->session;
-	const char *why = NULL, *refused;
-	struct btf_module *kernel = btf_kernel(s, &why), *last = NULL;
-	struct strlist names = { 0 };
-	int added = 0, opened = 0;
-
-	if (!kernel) {
-		report_missing_debuginfo(el);
-		if (verbose_at(s, 2, 1))
-			fprintf(stderr, "%s\n", why);
-		return false;
-	}
-	refused = btf_refused(dp, pat);
-	if (refused) {
-		semantic_error(el, dp->what->tok, "%s need the kernel's DWARF: only its BTF is "
-			       "here%s", refused, s->use_btf ? " (--btf)" : "");
-		return false;
-	}
-	if (dp->module)
-		names = btf_module_names(s, dp->module);
-	else
-		strlist_add(&names, "kernel");
-	for (int i = 0; i < names.count; i++) {
-		struct btf_module *m = dp->module ? btf_module(s, names.items[i]) : kernel;
-		int lo = 0, hi;
-
-		if (!m)
-			continue;
-		opened++;
-		last = m;
-		hi = m->nfunctions;
-		if (!strpbrk(pat->function, "*?[")) {
-			const struct btf_function *f = btf_function_named(m, pat->function);
-
-			lo = f ? (int)(f - m->functions) : 0;
-			hi = f ? lo + 1 : 0;
-		}
-		for (int k = lo; k < hi; k++)
-			if (fnmatch(pat->function, m->functions[k].name, 0) == 0)
-				added += btf_add_function(el, proto, dp, m, &m->functions[k]);
-	}
-	strlist_free(&names);
-	if (!added) {
-		int count = opened == 1 ? last->nfunctions : 0;
-		const char **names = xcalloc(count + 1, sizeof(*names));
-
-		for (int i = 0; i < count; i++)
-			names[i] = last->functions[i].name;
-		no_match_among(el, names, count, pat, false);
-		free(names);
-	}
-	return added > 0;
-}
-
-/* DWARF numbers of the registers that pass the first six integer arguments (x86-64). */
-static const int argument_registers[] = { 5, 4, 1, 2, 8, 9 };	/* di si dx cx r8 r9 */
-
-/*
- * Where parameter I of F is at the function's entry, by the x86-64 calling convention:
- * integers and pointers in the next of six registers, then on the stack above the
- * return address; a struct or union of up to 16 bytes in one or two registers (or the
- * stack when they are used up), a larger one on the stack.  False (with *WHY) for what
- * cannot be read as one value.
- */
-static bool btf_parameter_access(struct ctype **types, int i, struct target_access *a,
-				 const char **why)
-{
-	int next_register = 0, stack_slot = 0;
-
-	for (int k = 0; k <= i; k++) {
-		struct ctype *r = ctype_resolve(types[k]);
-		uint64_t size = r ? r->size : 8;
-		int words = (int)((size + 7) / 8);
-		bool aggregate = r && (r->kind == CT_STRUCT || r->kind == CT_UNION ||
-				       r->kind == CT_ARRAY);
-
-		if (r && r->kind == CT_BASE && r->is_float) {
-			*why = "a floating-point parameter";
-			return false;
-		}
-		if (!aggregate || words <= 2) {
-			if (next_register + words <= 6) {
-				if (k == i && aggregate) {
-					*why = "a struct passed by value in registers";
-					return false;
-				}
-				if (k == i) {
-					a->start = xasprintf("stp_dwarf_register(c, %d)",
-							     argument_registers[next_register]);
-					a->start_is_value = true;
-					a->regno = argument_registers[next_register];
-				}
-				next_register += words;
-				continue;
-			}
-		}
-		if (k == i) {	/* above the return address: rsp + 8 */
-			a->start = xasprintf("(stp_dwarf_register(c, 7) + %d)", 8 + 8 * stack_slot);
-			a->start_is_value = false;
-			a->regno = -1;
-		}
-		stack_slot += words;
-	}
-	return true;
-}
-
-/* $return of a BTF function: the return register, of its return type. */
-static bool btf_return_value(struct elaborator *el, struct dwarf_probe *p, struct node *n,
-			     struct target_access *a, bool quiet)
-{
-	return return_register(el, p, n, a, btf_function_return(p->btf, p->btf_function),
-			       quiet);
-}
-
-static enum target_resolution btf_resolve_target(struct elaborator *el,
-						 struct derived_probe *dp, struct node *n,
-						 bool quiet)
-{
-	struct dwarf_probe *p = dp->data;
-	const char *name = n->string + 1, *why = NULL, **names;
-	struct ctype **types;
-	struct target_access *a = xcalloc(1, sizeof(*a));
-	int count = btf_function_params(p->btf, p->btf_function, &names, &types, NULL), i;
-	enum target_resolution result = TARGET_UNRESOLVED;
-	struct strbuf alternatives = { 0 };
-
-	if (p->btf_function->ambiguous) {
-		if (!quiet)
-			semantic_error(el, n->tok, "cannot read $%s: the kernel's BTF has several "
-				       "functions %s with different parameters (static functions in "
-				       "several files), and which one the probe reaches needs the "
-				       "DWARF", name, p->btf_function->name);
-		goto out;
-	}
-
-	if (strcmp(name, "return") == 0 && p->is_return) {
-		if (btf_return_value(el, p, n, a, quiet)) {
-			target_resolved(n, a);
-			result = TARGET_RESOLVED;
-		}
-		goto out;
-	}
-	if (strcmp(name, "$vars") == 0 || strcmp(name, "$parms") == 0 ||
-	    strcmp(name, "$locals") == 0 || strcmp(name, "$return") == 0) {
-		struct pretty_list *list = target_pretty_list(n->tok);
-		struct node *call, *next = n->next;
-
-		if (strcmp(name, "$return") == 0) {
-			struct node plain = *n;
-
-			plain.pretty = 0;
-			plain.components = NULL;
-			if (p->is_return && btf_return_value(el, p, &plain, a, true))
-				target_pretty_variable(list, "return", a, a->type, n->pretty);
-		} else if (strcmp(name, "$locals") != 0) {	/* BTF has no locals */
-			for (i = 0; i < count; i++) {
-				struct target_access *v = xcalloc(1, sizeof(*v));
-
-				v->type = types[i];
-				if (!btf_parameter_access(types, i, v, &why)) {
-					free(v);
-					v = NULL;
-				}
-				target_pretty_variable(list, names[i], v, types[i], n->pretty);
-			}
-		}
-		call = target_pretty_list_call(list);
-		call->next = next;
-		*n = *call;
-		result = p->is_return && strcmp(name, "$return") != 0 ? TARGET_AT_ENTRY :
-									  TARGET_RESOLVED;
-		goto out;
-	}
-	for (i = 0; i < count && strcmp(names[i], name) != 0; i++)
-		sb_printf(&alternatives, "%s$%s", i ? ", " : "", names[i]);
-	if (i == count) {
-		if (!quiet)
-			semantic_error(el, n->tok, "unable to find local '%s'," MAN_PAGE("error::dwarf")
-				       " in %s function %s, from its BTF (alternatives: %s)", name,
-				       p->btf->name, p->btf_function->name,
-				       alternatives.data ? alternatives.data : "");
-		goto out;
-	}
-	if (!btf_parameter_access(types, i, a, &why)) {
-		if (!quiet)
-			semantic_error(el, n->tok, "$%s is %s: not readable from its BTF alone",
-				       name, why);
-		goto out;
-	}
-	a->type = types[i];
-	if (target_components(el, n, a, types[i], quiet)) {
-		target_resolved(n, a);
-		/* a return probe reads its parameters at the entry */
-		result = p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
-	}
-out:
-	sb_free(&alternatives);
-	free(names);
-	free(types);
-	return result;
-}
-
 static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 			struct derived_probe *proto)
 {
@@ -823,7 +391,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	int opened = 0;
 	bool added = false, refused = false;
 
-	read_point(pp, &dp);
+	read_dwarf_point(pp, &dp);
 	if (!dp.pattern)
 		return address_build(el, &dp, proto);
 	pat = dw_parse_pattern(dp.pattern, &error);
@@ -833,7 +401,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		return false;
 	}
 	if (!dp.user && (el->session->use_btf || !debuginfo_kernel(elaborator_debuginfo(el))))
-		return btf_build(el, &dp, pat, proto);
+		return place_from_btf(el, &dp, pat, proto);
 	/* stap warns, then ignores the lines of a .function */
 	if (!dp.statement && !dp.label && pat->lines != DW_LINES_NONE)
 		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
@@ -846,7 +414,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		strlist_free(&with_btf);
 		if (any) {
 			strlist_free(&names);
-			return btf_build(el, &dp, pat, proto);
+			return place_from_btf(el, &dp, pat, proto);
 		}
 	}
 	for (int i = 0; i < names.count; i++) {
@@ -936,7 +504,7 @@ static bool return_value(struct elaborator *el, struct derived_probe *dp, struct
 	if (p->is_return && dw_module_open(p->site.module) &&
 	    dwarf_offdie(p->site.module->dwarf, p->site.scope, &function))
 		type = ctype_of_variable(&function);
-	return return_register(el, p, n, a, type, quiet);
+	return return_register_access(el, p, n, a, type, quiet);
 }
 
 /* The access of variable VAR at SITE, or NULL (with the reason in *ERROR if asked). */
@@ -1027,7 +595,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	char *alternatives = NULL, *error = NULL;
 
 	if (p->btf)
-		return btf_resolve_target(el, dp, n, quiet);
+		return resolve_from_btf(el, dp, n, quiet);
 	a = xcalloc(1, sizeof(*a));
 	if (!site->module || site->kind == DW_SITE_SYMBOL) {
 		if (!quiet)
@@ -1077,31 +645,18 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 {
 	struct dwarf_probe *p = dp->data;
-	struct strbuf *sb = &e->out;
+	struct kprobe_entry entry = {
+		.symbol = p->symbol,
+		.offset = p->offset,
+		.with_offset = true,
+		.address = p->offset,
+		.is_return = p->is_return,
+		.maxactive = p->maxactive,
+		.wait_for_module = (p->site.module && !p->site.module->is_kernel) ||
+				   (p->btf && !p->btf->is_kernel),
+	};
 
-	sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
-	if (p->symbol) {
-		sb_puts(sb, ".symbol = ");
-		sb_put_c_string(sb, p->symbol);
-		sb_printf(sb, ", .offset = %#" PRIx64 "UL", p->offset);
-	} else {
-		sb_printf(sb, ".address = %#" PRIx64 "UL", p->offset);
-	}
-	if (p->is_return)
-		sb_puts(sb, ", .is_return = true");
-	if (p->maxactive > 0)
-		sb_printf(sb, ", .maxactive = %" PRId64,
-			  p->maxactive > INT32_MAX ? (int64_t)INT32_MAX : p->maxactive);
-	if ((p->site.module && !p->site.module->is_kernel) || (p->btf && !p->btf->is_kernel))
-		sb_puts(sb, ", .wait_for_module = true");
-	if (p->is_return && dp->handler->nentries) {
-		char *size = entry_offset(dp->handler, dp->handler->nentries);
-
-		sb_printf(sb, ", .entry_probe = &probe_%d_entry_probe, .data_size = %s",
-			  dp->handler->index, size);
-		free(size);
-	}
-	sb_puts(sb, " },\n");
+	emit_kprobe_entry(e, dp, &entry);
 }
 
 /* A uprobe on a program's or library's file: runtime/uprobe.c */
@@ -1156,15 +711,15 @@ static char *dwarf_list_variables(struct derived_probe *dp)
 	struct dwarf_probe *p = dp->data;
 
 	if (p && p->btf)
-		return btf_variables(p->btf, p->btf_function, p->is_return);
+		return variables_from_btf(p->btf, p->btf_function, p->is_return);
 	return p && p->site.module ? dw_site_variables(&p->site, p->is_return) : NULL;
 }
 
 const struct probe_family dwarf_family = {
-	.list_variables = dwarf_list_variables,
 	.name = "dwarf",
 	.templates = dwarf_templates,
 	.build = dwarf_build,
 	.resolve_target = dwarf_resolve_target,
+	.list_variables = dwarf_list_variables,
 	.emit = dwarf_emit,
 };

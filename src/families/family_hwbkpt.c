@@ -81,19 +81,15 @@ static void hwbkpt_entry(struct emitter *e, struct derived_probe *dp)
 	free(symbol);
 }
 
-static void hwbkpt_emit(struct emitter *e, struct program *prog)
-{
-	static const struct probe_table table = {
-		"struct stp_hwbkpt_probe", "stp_hwbkpt_probes", "stp_hwbkpts_register",
-		"stp_hwbkpts_unregister", hwbkpt_entry,
-	};
-
-	emit_probe_table(e, prog, &hwbkpt_family, &table);
-}
+/* The table runtime/hwbkpt.c registers, one breakpoint per probe. */
+static const struct probe_table hwbkpt_table = {
+	"struct stp_hwbkpt_probe", "stp_hwbkpt_probes", "stp_hwbkpts_register",
+	"stp_hwbkpts_unregister", hwbkpt_entry,
+};
 
 const struct probe_family hwbkpt_family = {
 	.name = "hwbkpt",
 	.templates = hwbkpt_templates,
 	.build = hwbkpt_build,
-	.emit = hwbkpt_emit,
+	.table = &hwbkpt_table,
 };

@@ -131,19 +131,17 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
-static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
+/* One entry of runtime/kprobe.c's table; the dwarf family's kernel probes' too. */
+void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k)
 {
-	struct kprobe_probe *k = dp->data;
 	struct strbuf *sb = &e->out;	/* straight into the C file */
-	char *text;
 
 	sb_printf(sb, "\t{ .probe = &stp_probes[%d], ", dp->index);
 	if (k->symbol) {
-		/* the kernel finds "module:name" while that module is loaded */
-		text = k->module ? xasprintf("%s:%s", k->module, k->symbol) : xstrdup(k->symbol);
 		sb_puts(sb, ".symbol = ");
-		sb_put_c_string(sb, text);
-		free(text);
+		sb_put_c_string(sb, k->symbol);
+		if (k->with_offset)
+			sb_printf(sb, ", .offset = %#" PRIx64 "UL", k->offset);
 	} else {
 		sb_printf(sb, ".address = %#" PRIx64 "UL", k->address);
 	}
@@ -152,6 +150,8 @@ static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 	if (k->maxactive > 0)	/* the kernel's field is an int */
 		sb_printf(sb, ", .maxactive = %" PRId64,
 			  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
+	if (k->wait_for_module)
+		sb_puts(sb, ", .wait_for_module = true");
 	if (k->is_return && dp->handler->nentries) {	/* @entry(): kept from the entry */
 		char *size = entry_offset(dp->handler, dp->handler->nentries);
 
@@ -162,16 +162,27 @@ static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 	sb_puts(sb, " },\n");
 }
 
-/* The table runtime/kprobe.c registers, one entry per probe. */
-static void kprobe_emit(struct emitter *e, struct program *prog)
+static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 {
-	static const struct probe_table table = {
-		"struct stp_kprobe_probe", "stp_kprobe_probes", "stp_kprobes_register",
-		"stp_kprobes_unregister", kprobe_entry,
+	struct kprobe_probe *k = dp->data;
+	/* the kernel finds "module:name" while that module is loaded */
+	char *symbol = k->symbol && k->module ? xasprintf("%s:%s", k->module, k->symbol) : NULL;
+	struct kprobe_entry entry = {
+		.symbol = symbol ? symbol : k->symbol,
+		.address = k->address,
+		.is_return = k->is_return,
+		.maxactive = k->maxactive,
 	};
 
-	emit_probe_table(e, prog, &kprobe_family, &table);
+	emit_kprobe_entry(e, dp, &entry);
+	free(symbol);
 }
+
+/* The table runtime/kprobe.c registers, one entry per probe. */
+static const struct probe_table kprobe_table = {
+	"struct stp_kprobe_probe", "stp_kprobe_probes", "stp_kprobes_register",
+	"stp_kprobes_unregister", kprobe_entry,
+};
 
 /* A module's functions are found by exact name at run time: no wildcards there. */
 static const char *kprobe_missing(struct derived_probe *dp)
@@ -187,6 +198,6 @@ const struct probe_family kprobe_family = {
 	.name = "kprobe",
 	.templates = kprobe_templates,
 	.build = kprobe_build,
-	.emit = kprobe_emit,
 	.missing = kprobe_missing,
+	.table = &kprobe_table,
 };

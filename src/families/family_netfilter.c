@@ -63,26 +63,14 @@ static const struct name_value bridge_hooks[] = {
 	{ NULL, NULL },
 };
 
-/* The named priorities of netfilter_ipv4.h and netfilter_ipv6.h. */
+/* The named priorities of netfilter_ipv4.h (NF_IP_PRI_*) and netfilter_ipv6.h
+ * (NF_IP6_PRI_*): the same names and values, but for IPv4's CONNTRACK_CONFIRM. */
 static const struct name_value inet_priorities[] = {
-	{ "NF_IP_PRI_FIRST", "INT_MIN" }, { "NF_IP_PRI_RAW_BEFORE_DEFRAG", "-450" },
-	{ "NF_IP_PRI_CONNTRACK_DEFRAG", "-400" }, { "NF_IP_PRI_RAW", "-300" },
-	{ "NF_IP_PRI_SELINUX_FIRST", "-225" }, { "NF_IP_PRI_CONNTRACK", "-200" },
-	{ "NF_IP_PRI_MANGLE", "-150" }, { "NF_IP_PRI_NAT_DST", "-100" },
-	{ "NF_IP_PRI_FILTER", "0" }, { "NF_IP_PRI_SECURITY", "50" },
-	{ "NF_IP_PRI_NAT_SRC", "100" }, { "NF_IP_PRI_SELINUX_LAST", "225" },
-	{ "NF_IP_PRI_CONNTRACK_HELPER", "300" }, { "NF_IP_PRI_CONNTRACK_CONFIRM", "INT_MAX" },
-	{ "NF_IP_PRI_LAST", "INT_MAX" }, { NULL, NULL },
-};
-static const struct name_value inet6_priorities[] = {
-	{ "NF_IP6_PRI_FIRST", "INT_MIN" }, { "NF_IP6_PRI_RAW_BEFORE_DEFRAG", "-450" },
-	{ "NF_IP6_PRI_CONNTRACK_DEFRAG", "-400" }, { "NF_IP6_PRI_RAW", "-300" },
-	{ "NF_IP6_PRI_SELINUX_FIRST", "-225" }, { "NF_IP6_PRI_CONNTRACK", "-200" },
-	{ "NF_IP6_PRI_MANGLE", "-150" }, { "NF_IP6_PRI_NAT_DST", "-100" },
-	{ "NF_IP6_PRI_FILTER", "0" }, { "NF_IP6_PRI_SECURITY", "50" },
-	{ "NF_IP6_PRI_NAT_SRC", "100" }, { "NF_IP6_PRI_SELINUX_LAST", "225" },
-	{ "NF_IP6_PRI_CONNTRACK_HELPER", "300" }, { "NF_IP6_PRI_LAST", "INT_MAX" },
-	{ NULL, NULL },
+	{ "FIRST", "INT_MIN" }, { "RAW_BEFORE_DEFRAG", "-450" }, { "CONNTRACK_DEFRAG", "-400" },
+	{ "RAW", "-300" }, { "SELINUX_FIRST", "-225" }, { "CONNTRACK", "-200" },
+	{ "MANGLE", "-150" }, { "NAT_DST", "-100" }, { "FILTER", "0" }, { "SECURITY", "50" },
+	{ "NAT_SRC", "100" }, { "SELINUX_LAST", "225" }, { "CONNTRACK_HELPER", "300" },
+	{ "CONNTRACK_CONFIRM", "INT_MAX" }, { "LAST", "INT_MAX" }, { NULL, NULL },
 };
 
 /* What pass 3 needs of a netfilter probe: C constants. */
@@ -96,6 +84,20 @@ static const char *lookup(const struct name_value *table, const char *name)
 		if (strcmp(table->name, name) == 0)
 			return table->value;
 	return NULL;
+}
+
+/* The value of priority NAME of IPv4 (PF "2") or IPv6, or NULL. */
+static const char *inet_priority(const char *pf, const char *name)
+{
+	bool ipv4 = strcmp(pf, "2") == 0;
+	const char *prefix = ipv4 ? "NF_IP_PRI_" : "NF_IP6_PRI_";
+
+	if (!starts_with(name, prefix))
+		return NULL;
+	name += strlen(prefix);
+	if (!ipv4 && strcmp(name, "CONNTRACK_CONFIRM") == 0)
+		return NULL;
+	return lookup(inet_priorities, name);
 }
 
 /* A decimal integer that fits an int. */
@@ -121,13 +123,29 @@ static bool is_c_token(const char *s)
 	return true;
 }
 
+/*
+ * The C constant of the hook or priority (WHAT) named TEXT for protocol family PF: its
+ * VALUE where the name is known, else in guru mode TEXT itself when it is a C token;
+ * else NULL after saying it is unsupported.
+ */
+static const char *c_constant(struct elaborator *el, const char *what, const char *text,
+			      const char *pf, const char *value)
+{
+	if (!value && el->session->guru && is_c_token(text))
+		value = text;
+	if (!value)
+		semantic_error(el, NULL, "unsupported netfilter %s \"%s\" for protocol family "
+			       "\"%s\"; need stap -g", what, text, pf);
+	return value;
+}
+
 static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			    struct derived_probe *proto)
 {
 	struct netfilter_probe *p = xcalloc(1, sizeof(*p));
 	const char *pf = NULL, *hook = NULL, *priority = "0";
-	const struct name_value *hooks = NULL, *shared_hooks = NULL, *priorities = NULL;
-	bool guru = el->session->guru, present;
+	const struct name_value *hooks = NULL, *shared_hooks = NULL;
+	bool guru = el->session->guru, inet = false, present;
 
 	for (struct component *c = pp->components->next; c; c = c->next) {
 		const char *s = component_string(c, &present);
@@ -141,9 +159,9 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 	}
 	p->pf = lookup(families, pf);
 	if (p->pf && strcmp(p->pf, "2") == 0)
-		hooks = ipv4_hooks, shared_hooks = inet_hooks, priorities = inet_priorities;
+		hooks = ipv4_hooks, shared_hooks = inet_hooks, inet = true;
 	else if (p->pf && strcmp(p->pf, "10") == 0)
-		hooks = ipv6_hooks, shared_hooks = inet_hooks, priorities = inet6_priorities;
+		hooks = ipv6_hooks, shared_hooks = inet_hooks, inet = true;
 	else if (p->pf && strcmp(p->pf, "3") == 0)
 		hooks = arp_hooks;
 	else if (p->pf)
@@ -155,24 +173,16 @@ static bool netfilter_build(struct elaborator *el, struct probe_point *pp,
 			       pf);
 		return false;
 	}
-	p->hook = lookup(shared_hooks, hook);
+	p->hook = lookup(shared_hooks, hook);	/* NF_INET_*, else the family's own names */
 	if (!p->hook)
 		p->hook = lookup(hooks, hook);
-	if (!p->hook && guru && is_c_token(hook))
-		p->hook = hook;
-	if (!p->hook) {
-		semantic_error(el, NULL, "unsupported netfilter hook \"%s\" for protocol family "
-			       "\"%s\"; need stap -g", hook, p->pf);
+	p->hook = c_constant(el, "hook", hook, p->pf, p->hook);
+	if (!p->hook)
 		return false;
-	}
-	p->priority = is_int(priority) ? priority : lookup(priorities, priority);
-	if (!p->priority && guru && is_c_token(priority))
-		p->priority = priority;
-	if (!p->priority) {
-		semantic_error(el, NULL, "unsupported netfilter priority \"%s\" for protocol family "
-			       "\"%s\"; need stap -g", priority, p->pf);
+	p->priority = c_constant(el, "priority", priority, p->pf, is_int(priority) ? priority :
+				 inet ? inet_priority(p->pf, priority) : NULL);
+	if (!p->priority)
 		return false;
-	}
 	add_derived_probe(el, proto, probe_point_text(pp, false), p);
 	return true;
 }
@@ -252,15 +262,11 @@ static void netfilter_entry(struct emitter *e, struct derived_probe *dp)
 	     dp->index, p->pf, p->hook, p->priority);
 }
 
-static void netfilter_emit(struct emitter *e, struct program *prog)
-{
-	static const struct probe_table table = {
-		"struct stp_netfilter_probe", "stp_netfilter_probes",
-		"stp_netfilter_register", "stp_netfilter_unregister", netfilter_entry,
-	};
-
-	emit_probe_table(e, prog, &netfilter_family, &table);
-}
+/* The table runtime/netfilter.c registers, one hook per probe. */
+static const struct probe_table netfilter_table = {
+	"struct stp_netfilter_probe", "stp_netfilter_probes",
+	"stp_netfilter_register", "stp_netfilter_unregister", netfilter_entry,
+};
 
 const struct probe_family netfilter_family = {
 	.name = "netfilter",
@@ -268,5 +274,5 @@ const struct probe_family netfilter_family = {
 	.build = netfilter_build,
 	.resolve_target = netfilter_resolve_target,
 	.target_write_refusal = "write to netfilter verdict requires guru mode; need stap -g",
-	.emit = netfilter_emit,
+	.table = &netfilter_table,
 };

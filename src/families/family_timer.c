@@ -145,19 +145,14 @@ static void timer_entry(struct emitter *e, struct derived_probe *dp)
 }
 
 /* The table runtime/timer.c starts and cancels, one entry per timer probe. */
-static void timer_emit(struct emitter *e, struct program *prog)
-{
-	static const struct probe_table table = {
-		"struct stp_timer_probe", "stp_timer_probes", "stp_timers_register",
-		"stp_timers_unregister", timer_entry,
-	};
-
-	emit_probe_table(e, prog, &timer_family, &table);
-}
+static const struct probe_table timer_table = {
+	"struct stp_timer_probe", "stp_timer_probes", "stp_timers_register",
+	"stp_timers_unregister", timer_entry,
+};
 
 const struct probe_family timer_family = {
 	.name = "timer",
 	.templates = timer_templates,
 	.build = timer_build,
-	.emit = timer_emit,
+	.table = &timer_table,
 };

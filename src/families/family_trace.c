@@ -209,81 +209,74 @@ static int add_btf_tracepoints(struct elaborator *el, struct derived_probe *prot
 	return added;
 }
 
-/* kernel.trace and module().trace from the BTF of the kernel and its modules. */
-static bool btf_trace_build(struct elaborator *el, struct derived_probe *proto,
-			    const char *module, const char *pattern)
+/* ---- the points ---- */
+
+/*
+ * The probes of module MODULE's tracepoints (read from its DWARF, or with BTF from its
+ * BTF) that match the globs, named by the module when NAMED (module(...).trace); how many.
+ */
+static int module_tracepoints(struct elaborator *el, struct derived_probe *proto, bool btf,
+			      const char *module, bool named, const char *system,
+			      const char *name)
 {
-	const char *why;
-	struct btf_module *kernel = btf_kernel(el->session, &why);
-	struct strlist names = { 0 };
-	char *system, *name;
-	int added = 0;
+	struct debuginfo *di = elaborator_debuginfo(el);
+	struct dw_module *m;
+	int found;
 
-	if (!kernel) {
-		report_missing_debuginfo(el);
-		return false;
-	}
-	split_pattern(pattern, &system, &name);
-	if (!module)
-		added += add_btf_tracepoints(el, proto, kernel, NULL, system, name);
-	if (module || strpbrk(pattern, "*?[") || !added)
-		names = btf_module_names(el->session, module ? module : "*");
-	for (int i = 0; i < names.count; i++) {
-		struct btf_module *m = btf_module(el->session, names.items[i]);
+	if (btf) {
+		struct btf_module *b = btf_module(el->session, module);
 
-		if (m)
-			added += add_btf_tracepoints(el, proto, m, module ? m->name : NULL, system,
-						     name);
+		return b ? add_btf_tracepoints(el, proto, b, named ? b->name : NULL, system, name) :
+			   0;
 	}
-	strlist_free(&names);
-	if (!added)
-		semantic_error(el, NULL, "no match");
-	free(system);
-	free(name);
-	return added > 0;
+	m = debuginfo_module(di, module);
+	if (!m)
+		return 0;
+	found = add_tracepoints(el, proto, m, named ? m->name : NULL, system, name);
+	if (!found || el->listing)	/* one module open at a time */
+		debuginfo_close(di, m);
+	return found;
 }
 
+/* kernel.trace and module().trace, from the DWARF of the kernel and its modules or, when
+ * the kernel has none (or --btf), from their BTF. */
 static bool trace_build(struct elaborator *el, struct probe_point *pp,
 			struct derived_probe *proto)
 {
 	struct component *c = pp->components;
-	const char *module = NULL, *pattern;
+	const char *module = NULL, *pattern, *why;
 	struct debuginfo *di = elaborator_debuginfo(el);
 	struct dw_module *kernel = debuginfo_kernel(di);
+	bool btf = el->session->use_btf || !kernel, present;
+	struct btf_module *btf_kernel_module = btf ? btf_kernel(el->session, &why) : NULL;
 	struct strlist names = { 0 };
 	char *system, *name;
-	bool present;
 	int added = 0;
 
 	if (strcmp(c->name, "module") == 0)
 		module = component_string(c, &present);
 	pattern = component_string(c->next, &present);	/* trace(PATTERN) */
-	if (el->session->use_btf || !kernel)
-		return btf_trace_build(el, proto, module, pattern);
-	if (!kernel) {
+	if (btf && !btf_kernel_module) {
 		report_missing_debuginfo(el);
 		return false;
 	}
 	split_pattern(pattern, &system, &name);
-	if (!module)
+	if (!module && btf)
+		added += add_btf_tracepoints(el, proto, btf_kernel_module, NULL, system, name);
+	else if (!module)
 		added += add_tracepoints(el, proto, kernel, NULL, system, name);
 	/* kernel.trace: the modules' too, when a wildcard may match there or the kernel
 	 * has no such tracepoint */
 	if (module || strpbrk(pattern, "*?[") || !added)
-		names = debuginfo_module_names(di, module ? module : "*");
-	for (int i = 0; i < names.count; i++) {
-		struct dw_module *m = debuginfo_module(di, names.items[i]);
-		int found;
-
-		if (!m)
-			continue;
-		found = add_tracepoints(el, proto, m, module ? m->name : NULL, system, name);
-		added += found;
-		if (!found || el->listing)	/* one module open at a time */
-			debuginfo_close(di, m);
-	}
+		names = btf ? btf_module_names(el->session, module ? module : "*") :
+			      debuginfo_module_names(di, module ? module : "*");
+	for (int i = 0; i < names.count; i++)
+		added += module_tracepoints(el, proto, btf, names.items[i], module != NULL, system,
+					    name);
 	strlist_free(&names);
-	if (!added)
+	if (!added && btf)
+		semantic_error(el, NULL, "no match");
+	else if (!added)
 		no_match(el, kernel, name);
 	free(system);
 	free(name);
@@ -390,13 +383,9 @@ static void trace_entry(struct emitter *e, struct derived_probe *dp)
 	free(module);
 }
 
+/* The probe functions that the table names. */
 static void trace_emit(struct emitter *e, struct program *prog)
 {
-	static const struct probe_table table = {
-		"struct stp_trace_probe", "stp_trace_probes", "stp_traces_register",
-		"stp_traces_unregister", trace_entry,
-	};
-
 	/* the kernel calls it with (void *data, the tracepoint's arguments): each an
 	 * integer or a pointer, one register or stack slot, kept as a u64; a struct passed
 	 * by value is taken as an array of as many eightbytes (integer members only in the
@@ -428,8 +417,13 @@ static void trace_emit(struct emitter *e, struct program *prog)
 		emit(e, "%s };\n\n\tstp_trace_run(&stp_probes[%d], args);\n}\n\n",
 		     p->nargs ? "" : "0", dp->index);
 	}
-	emit_probe_table(e, prog, &trace_family, &table);
 }
+
+/* The table runtime/tracepoint.c registers, one probe function per probe. */
+static const struct probe_table trace_table = {
+	"struct stp_trace_probe", "stp_trace_probes", "stp_traces_register",
+	"stp_traces_unregister", trace_entry,
+};
 
 /* Arguments the probe function cannot take as one integer each. */
 static const char *trace_missing(struct derived_probe *dp)
@@ -469,11 +463,12 @@ static char *trace_variables(struct trace_probe *p)
 }
 
 const struct probe_family trace_family = {
-	.list_variables = trace_list_variables,
 	.name = "trace",
 	.templates = trace_templates,
 	.build = trace_build,
 	.resolve_target = trace_resolve_target,
-	.emit = trace_emit,
+	.list_variables = trace_list_variables,
 	.missing = trace_missing,
+	.emit = trace_emit,
+	.table = &trace_table,
 };

@@ -439,8 +439,10 @@ static void emit_family_tables(struct emitter *e, struct program *prog)
 
 		for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
 			used |= dp->family == probe_families[i];
-		if (used)
+		if (used && probe_families[i]->emit)
 			probe_families[i]->emit(e, prog);
+		if (used && probe_families[i]->table)
+			emit_probe_table(e, prog, probe_families[i], probe_families[i]->table);
 	}
 }
 

@@ -269,7 +269,7 @@ static int check_translatable(struct translator *t)
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		const char *missing = dp->family->missing ? dp->family->missing(dp) : NULL;
 
-		if (!dp->family->emit || missing) {
+		if ((!dp->family->emit && !dp->family->table) || missing) {
 			diag_at("translation error", dp->point->tok, "%s%s are not implemented yet",
 				missing ? missing : dp->family->name, missing ? "" : " probes");
 			ck.errors++;
