@@ -7,6 +7,8 @@
  *   types.c      type inference and its conflicts
  *   optimize.c   elision of what has no effect; fold.c folds constants
  *   tapset.c     the library's index: which file defines what
+ *   cast.c       @cast and @var
+ *   target_info.c  the target's debuginfo, kernel addresses, modules' static variables
  *   kernel_symbols.c  the target kernel's function names
  * Their diagnostics go through semantic_error() and friends (diag.c).
  */
@@ -98,8 +100,8 @@ void resolve_autocasts(struct elaborator *el);
 /* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
 bool constant_value(struct node *n, int64_t *value);
 
-/* cast.c: @cast and @var; the target's debuginfo, opened on first use; kernel addresses
- * in target variables (the program notes where jiffies was linked: KASLR) */
+/* target_info.c: the target's debuginfo, opened on first use; kernel addresses in target
+ * variables (the program notes where jiffies was linked: KASLR) */
 struct debuginfo *elaborator_debuginfo(struct elaborator *el);
 bool use_kernel_addresses(struct elaborator *el);
 /* The target's debuginfo is not there: said even by -l, which is otherwise silent about
@@ -110,6 +112,9 @@ void report_missing_debuginfo(struct elaborator *el);
 struct dw_module;
 struct dw_location;
 void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
+
+/* cast.c: @cast and @var; the kernel's type NAME ("sk_buff", "struct sk_buff") from its
+ * DWARF or BTF, or NULL */
 struct ctype *kernel_type_named(struct elaborator *el, const char *name);
 bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
 		  bool quiet);
@@ -118,12 +123,12 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct node *n,
 		    bool quiet);
 
-/* target.c: the ->member and [index] components of N from a start of TYPE (in A): the
+/* target_access.c: the ->member and [index] components of N from a start of TYPE (in A): the
  * steps, and what the result is; false after saying why (not when QUIET) */
 bool target_components(struct elaborator *el, struct node *n, struct target_access *a,
 		       struct ctype *type, bool quiet);
 
-/* target.c: N resolved to A: A is its access, or (N->pretty: $var$, $var$$) N becomes an
+/* target_access.c: N resolved to A: A is its access, or (N->pretty: $var$, $var$$) N becomes an
  * sprintf() call reading each member; true */
 bool target_resolved(struct node *n, struct target_access *a);
 /* $$vars, $$parms, $$locals: "a=0x1 b=? c={...}" built one variable at a time (no
