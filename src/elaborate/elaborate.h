@@ -1,7 +1,10 @@
 /*
  * elaborate.h - pass 2's internals: the state its parts share and their entry points.
  *
- *   elaborate.c  the pass in order, -l/-L, the checks that need the whole program
+ *   elaborate.c  the pass manager: setup, then the steps in order
+ *   checks.c     -G's globals, never-assigned variables, arrays changed in their foreach
+ *   display.c    the end probe that prints the globals written but never read
+ *   listing.c    -l and -L
  *   derive.c     probe points to derived probes, through aliases and families (family.h)
  *   resolve.c    names to symbols and functions, loading tapset files as needed
  *   types.c      type inference and its conflicts
@@ -67,6 +70,20 @@ void semantic_error_related(struct elaborator *el, struct token *tok, struct tok
 /* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
 void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
+
+/* elaborate.c: EL made ready to elaborate USER (elaborate(), and each elaboration of
+ * -l/-L): the program holds USER alone, the tapset index is open (with the generated
+ * syscall tapset when USER may name its probes) */
+void elaborate_setup(struct elaborator *el, struct session *s, struct preprocessor *pp,
+		     struct stapfile *user);
+
+/* checks.c */
+void apply_global_settings(struct elaborator *el, struct stapfile *user);
+void warn_unassigned(struct elaborator *el);
+void check_foreach_changes(struct elaborator *el);
+
+/* display.c: an end probe for each global of the script written but never read */
+void add_display_probes(struct elaborator *el);
 
 /* derive.c */
 void derive_probe(struct elaborator *el, struct probe *p);
