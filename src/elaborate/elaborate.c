@@ -2,7 +2,8 @@
  * elaborate.c - pass 2, what the script means: the pass manager.  In order:
  *
  *  1. derive.c: each probe point to derived probes, through aliases and families;
- *  2. resolve.c: every name to a local, global or function, loading tapset files;
+ *  2. resolve.c: every name to a local, global or function, loading tapset files (whose
+ *     probes derive.c then derives too), and the autocasts (autocast.c) once types spread;
  *  3. checks.c: -G's globals, warnings about variables read but never written
  *     (privilege.c: the functions --privilege=stapusr may not call);
  *  4. optimize.c (with -u, constants only fold);
@@ -42,7 +43,6 @@ void elaborate_setup(struct elaborator *el, struct session *s, struct preprocess
 	el->session = s;
 	el->pp = pp;
 	el->prog = xcalloc(1, sizeof(*el->prog));
-	el->prog->files = user;
 	user->next = NULL;	/* not the files of an earlier elaboration (-L runs one a point) */
 	el->function_tail = &el->prog->functions;
 	el->global_tail = &el->prog->globals;
@@ -57,11 +57,7 @@ void elaborate_setup(struct elaborator *el, struct session *s, struct preprocess
 		free(dir);
 	}
 	el->tapsets = tapset_index_open(s, pp);
-	for (struct symbol *g = user->globals; g; g = g->next)
-		g->file = user;
-	for (struct embed *e = user->embeds; e; e = e->next)
-		el->prog->nembeds++;
-	check_alias_names(el, user);
+	add_program_file(el, user);
 }
 
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
