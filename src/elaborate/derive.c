@@ -18,7 +18,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-
 /* Where a point is being resolved: the handler its probes share, and how it got here. */
 struct point_context {
 	struct probe *probe;		/* the user's probe */

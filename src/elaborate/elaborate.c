@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /*
  * Whether the script may name a probe of the generated syscall tapset: its text says
  * "syscall", or one of its probe points does (a point given as $1 is in the parsed
