@@ -1,6 +1,6 @@
 /*
- * cast.c - pass 2: @cast and @var, and what target variables need of the target's
- * debuginfo whatever their probe.
+ * cast.c - pass 2: @cast and @var, and the kernel's types by name (for the families'
+ * context variables too).
  *
  *   @cast(p, "type"[, "module[:module...]"])  P is the address of a TYPE (a struct, union
  *          or typedef of one: "task_struct" or "struct task_struct") of the first module
@@ -10,7 +10,7 @@
  *   @var("name@file"[, "module"])  the global NAME of the unit compiled from FILE (any
  *          unit without @file; the shortest path that matches, as stap chooses)
  * Both take ->member, [index], & and the $ and $$ of pretty-printing, as target
- * variables do (target.c).  Types and globals are found through the function index's
+ * variables do (target_access.c).  Types and globals are found through the function index's
  * tables (dwarf_index.c), so a warm run needs no walk of the DWARF.
  */
 #include "elaborate.h"
@@ -22,59 +22,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct debuginfo *elaborator_debuginfo(struct elaborator *el)
-{
-	if (!el->debuginfo)
-		el->debuginfo = debuginfo_open(el->session);
-	return el->debuginfo;
-}
-
-void report_missing_debuginfo(struct elaborator *el)
-{
-	int quiet = diag_quiet;
-	char *message = debuginfo_missing(elaborator_debuginfo(el));
-
-	if (el->listing)
-		diag_quiet = 0;
-	semantic_error(el, NULL, "%s", message);
-	diag_quiet = quiet;
-	free(message);
-}
-
-bool use_kernel_addresses(struct elaborator *el)
-{
-	struct dw_module *k = debuginfo_kernel(elaborator_debuginfo(el));
-	const struct dw_symbol *jiffies = k ? dw_symbol_named(k, "jiffies") : NULL;
-
-	if (!jiffies) {
-		semantic_error(el, NULL, "no jiffies in the kernel's symbol table: cannot place "
-			       "its addresses");
-		return false;
-	}
-	el->prog->jiffies_link = jiffies->addr;
-	return true;
-}
-
-void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc)
-{
-	struct strlist *symbols = &el->prog->module_symbols;
-	char *key, *index, *at;
-	int i;
-
-	if (!loc->module_symbol || !(at = strstr(loc->c, "STP_MODULE_SYMBOL")))
-		return;
-	key = xasprintf("%s:%s", m->name, loc->module_symbol);
-	for (i = 0; i < symbols->count && strcmp(symbols->items[i], key) != 0; i++)
-		;
-	if (i == symbols->count)
-		strlist_add(symbols, key);
-	free(key);
-	index = xasprintf("%.*s%d%s", (int)(at - loc->c), loc->c, i,
-			  at + strlen("STP_MODULE_SYMBOL"));
-	free(loc->c);
-	loc->c = index;
-}
 
 /* "kernel", a module's name, or a user-space program's or library's path. */
 static struct dw_module *module_named(struct elaborator *el, const char *name)

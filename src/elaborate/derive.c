@@ -18,9 +18,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-
 /* Where a point is being resolved: the handler its probes share, and how it got here. */
-struct context {
+struct point_context {
 	struct probe *probe;		/* the user's probe */
 	struct node *body;		/* statements the handler runs */
 	struct stapfile *file;		/* names in the body resolve in this file */
@@ -30,13 +29,14 @@ struct context {
 	char *script_point;		/* the user's point, its wildcards expanded: pn() */
 	struct token *tok;		/* where the handler's warnings point */
 	struct probe_point *from;	/* the alias's point this level resolves, if any */
-	struct context *outer;		/* the level that expanded the alias */
+	struct point_context *outer;	/* the level that expanded the alias */
 };
 
-static bool derive_point(struct elaborator *el, struct probe_point *pp, struct context *cx);
+static bool derive_point(struct elaborator *el, struct probe_point *pp,
+			 struct point_context *cx);
 static struct component *append_components(struct component *a, struct component *b);
 static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
-				 struct context *cx);
+				 struct point_context *cx);
 
 int64_t component_number(struct component *c, bool *present)
 {
@@ -185,13 +185,8 @@ static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 		n = count_components(alias);
 		prefix = n <= length ? take_components(pp->components, n, &rest) : NULL;
 		if (components_match(pp->components, alias) ||
-		    (prefix && components_match(prefix, alias))) {
-			struct stapfile *file = tapset_find(el->tapsets, TAPSET_ALIAS, names[i],
-							    &el->errors);
-
-			if (file)
-				load_tapset_file(el, file);
-		}
+		    (prefix && components_match(prefix, alias)))
+			tapset_load(el, TAPSET_ALIAS, names[i]);
 		free_components(prefix);
 		for (struct component *c = alias; c; c = c->next)
 			free(c->name);
@@ -430,9 +425,9 @@ static bool suffix_fits(struct elaborator *el, struct probe *alias, struct compo
  * loop, the error of the level below, so this one still says "no match".
  */
 static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct alias_match *m,
-			 struct context *cx, bool *said)
+			 struct point_context *cx, bool *said)
 {
-	struct context inner = {
+	struct point_context inner = {
 		.probe = cx->probe,
 		.file = cx->file,
 		.tok = cx->outer ? cx->tok : pp->tok,	/* the user's point */
@@ -466,7 +461,7 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 
 		point->optional = t->optional || pp->optional;
 		point->condition = and_conditions(t->condition, pp->condition);
-		for (struct context *c = cx; c; c = c->outer)
+		for (struct point_context *c = cx; c; c = c->outer)
 			loop |= c->from == t;
 		if (loop) {
 			char *name = probe_point_text(t, false);
@@ -488,7 +483,8 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 }
 
 /* Resolves one point; true if it made at least one derived probe. */
-static bool derive_point(struct elaborator *el, struct probe_point *pp, struct context *cx)
+static bool derive_point(struct elaborator *el, struct probe_point *pp,
+			 struct point_context *cx)
 {
 	struct alias_match *matches;
 	int n = find_aliases(el, pp, &matches);
@@ -555,7 +551,7 @@ static void report_mismatch(struct elaborator *el, struct probe_point *pp)
 
 /* The families' forms that PP fits; each builds its probes. */
 static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
-				 struct context *cx)
+				 struct point_context *cx)
 {
 	struct family_match *matches;
 	int n = match_probe_families(pp, &matches);
@@ -675,7 +671,7 @@ struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_pr
 void derive_probe(struct elaborator *el, struct probe *p)
 {
 	struct strbuf all = { 0 };
-	struct context cx = { .probe = p, .body = p->body, .file = p->file, .tok = p->tok };
+	struct point_context cx = { .probe = p, .body = p->body, .file = p->file, .tok = p->tok };
 
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		char *text = probe_point_text(pp, true);
@@ -694,6 +690,30 @@ void derive_probe(struct elaborator *el, struct probe *p)
 		if (resolved && pp->sufficient)
 			break;
 	}
+}
+
+/*
+ * The probes (not aliases) of the tapset files loaded since the last call join the
+ * program, as in stap, where a tapset file the script uses brings all of itself: argv.stp's
+ * begin(-1) that fills argv, json.stp's procfs file.  True if there were any.
+ */
+bool derive_tapset_probes(struct elaborator *el)
+{
+	bool any = false;
+
+	if (el->listing)
+		return false;
+	for (struct stapfile *file = el->prog->files->next; file; file = file->next) {
+		if (file->probes_derived)
+			continue;
+		file->probes_derived = true;
+		for (struct probe *p = file->probes; p; p = p->next)
+			if (!p->alias) {
+				derive_probe(el, p);
+				any = true;
+			}
+	}
+	return any;
 }
 
 /* ---- -l and -L ---- */

@@ -1,14 +1,28 @@
 /*
  * elaborate.h - pass 2's internals: the state its parts share and their entry points.
  *
- *   elaborate.c  the pass in order, -l/-L, the checks that need the whole program
+ *   elaborate.c  the pass manager: setup, then the steps in order
  *   derive.c     probe points to derived probes, through aliases and families (family.h)
- *   resolve.c    names to symbols and functions, loading tapset files as needed
+ *   resolve.c    names to symbols and functions, loading tapset files as needed; the
+ *                autocasts, in rounds as their values' types spread
+ *   autocast.c   the C types of script values (p = &$x), for p->member
+ *   checks.c     -G's globals, never-assigned variables, arrays changed in their foreach
+ *   display.c    the end probe that prints the globals written but never read
+ *   listing.c    -l and -L
  *   types.c      type inference and its conflicts
  *   optimize.c   elision of what has no effect; fold.c folds constants
- *   tapset.c     the library's index: which file defines what
- *   kernel_symbols.c  the target kernel's function names
+ *   tapset.c     the library's index (which file defines what), files joining the program
+ *   syscall_tapset.c  the syscall.* aliases, generated for the target kernel
+ *   cast.c       @cast and @var; target_access.c  ->member, [index] and pretty-printing
+ *   target_info.c  the target's debuginfo, kernel addresses, modules' static variables
+ *   privilege.c  --privilege; regex.c  =~ (regular expressions compiled to C)
+ *   debuginfo/kernel_symbols.c  the target kernel's function names
  * Their diagnostics go through semantic_error() and friends (diag.c).
+ *
+ * The calls go one way: elaborate.c calls the steps; resolve.c calls derive.c (the probes
+ * of tapset files it loaded) and autocast.c; derive.c and resolve.c load tapset files
+ * through tapset.c, which calls neither.  A rewritten node (p->x$ became an sprintf())
+ * is resolved by resolve.c after autocast_resolve() returns, not by autocast.c.
  */
 #ifndef ELABORATE_H
 #define ELABORATE_H
@@ -66,8 +80,25 @@ void semantic_error_related(struct elaborator *el, struct token *tok, struct tok
 void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 
+/* elaborate.c: EL made ready to elaborate USER (elaborate(), and each elaboration of
+ * -l/-L): the program holds USER alone, the tapset index is open (with the generated
+ * syscall tapset when USER may name its probes) */
+void elaborate_setup(struct elaborator *el, struct session *s, struct preprocessor *pp,
+		     struct stapfile *user);
+
+/* checks.c */
+void apply_global_settings(struct elaborator *el, struct stapfile *user);
+void warn_unassigned(struct elaborator *el);
+void check_foreach_changes(struct elaborator *el);
+
+/* display.c: an end probe for each global of the script written but never read */
+void add_display_probes(struct elaborator *el);
+
 /* derive.c */
 void derive_probe(struct elaborator *el, struct probe *p);
+/* The probes of the tapset files that joined the program since the last call; true if
+ * there were any (none while listing) */
+bool derive_tapset_probes(struct elaborator *el);
 /* Called by a family's build() for each probe it makes from PROTO. */
 struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
 					char *name, void *data);
@@ -79,27 +110,24 @@ const char *component_string(struct component *c, bool *present);
  * into the cache once), or NULL (no debuginfo) */
 char *syscall_tapset_dir(struct elaborator *el);
 
-/* resolve.c */
+/* resolve.c: the handlers, the functions they use (and the probes of the tapset files
+ * that loads), until nothing new comes; then the probes' conditions */
 void resolve_program(struct elaborator *el);
-void check_alias_names(struct elaborator *el, struct stapfile *file);
-struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file);
-bool derive_tapset_probes(struct elaborator *el);
-/* N, made after its handler or function was resolved (a rewritten node), resolved now */
-void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
-		       struct function *function, struct node *n);
 
-/* autocast.c: p->member on script values that hold typed pointers; resolve_program calls
- * resolve_autocasts once the rest resolved */
+/* autocast.c: p->member on script values that hold typed pointers */
+/* N (an assignment, or a return in FUNCTION) gives its variable or function the C type
+ * of its value; true when that changed what it had */
+bool spread_value_type(struct node *n, struct function *function);
+/* The autocast N, if its value's type is known: its access (N may become an sprintf()
+ * of the members, p->x$, which the caller then resolves) */
 enum autocast_result { AUTOCAST_RESOLVED, AUTOCAST_FAILED, AUTOCAST_UNKNOWN };
-enum autocast_result autocast_resolve(struct elaborator *el, struct probe_body *handler,
-				      struct function *function, struct node *n, bool quiet);
-void resolve_autocasts(struct elaborator *el);
+enum autocast_result autocast_resolve(struct elaborator *el, struct node *n, bool quiet);
 
 /* fold.c: the value of an expression of literals (2 * 3, !0, 1 < 2 && 3), if it is one */
 bool constant_value(struct node *n, int64_t *value);
 
-/* cast.c: @cast and @var; the target's debuginfo, opened on first use; kernel addresses
- * in target variables (the program notes where jiffies was linked: KASLR) */
+/* target_info.c: the target's debuginfo, opened on first use; kernel addresses in target
+ * variables (the program notes where jiffies was linked: KASLR) */
 struct debuginfo *elaborator_debuginfo(struct elaborator *el);
 bool use_kernel_addresses(struct elaborator *el);
 /* The target's debuginfo is not there: said even by -l, which is otherwise silent about
@@ -110,6 +138,9 @@ void report_missing_debuginfo(struct elaborator *el);
 struct dw_module;
 struct dw_location;
 void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
+
+/* cast.c: @cast and @var; the kernel's type NAME ("sk_buff", "struct sk_buff") from its
+ * DWARF or BTF, or NULL */
 struct ctype *kernel_type_named(struct elaborator *el, const char *name);
 bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct node *n,
 		  bool quiet);
@@ -118,12 +149,12 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct node *n,
 		    bool quiet);
 
-/* target.c: the ->member and [index] components of N from a start of TYPE (in A): the
+/* target_access.c: the ->member and [index] components of N from a start of TYPE (in A): the
  * steps, and what the result is; false after saying why (not when QUIET) */
 bool target_components(struct elaborator *el, struct node *n, struct target_access *a,
 		       struct ctype *type, bool quiet);
 
-/* target.c: N resolved to A: A is its access, or (N->pretty: $var$, $var$$) N becomes an
+/* target_access.c: N resolved to A: A is its access, or (N->pretty: $var$, $var$$) N becomes an
  * sprintf() call reading each member; true */
 bool target_resolved(struct node *n, struct target_access *a);
 /* $$vars, $$parms, $$locals: "a=0x1 b=? c={...}" built one variable at a time (no
@@ -144,17 +175,19 @@ void drop_unreachable_overloads(struct elaborator *el);
 /* tapset.c: which library file defines what */
 enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };
 struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp);
-/* Parses (once) and returns the tapset file that defines NAME, or NULL. */
-struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
-			     const char *name, int *errors);
+/* FILE joins EL's program (once): its alias names are checked, its globals know their
+ * file.  The script does first, then each tapset file pass 2 loads. */
+void add_program_file(struct elaborator *el, struct stapfile *file);
+/* Parses (once) the tapset file that defines NAME, adds it to the program and returns it,
+ * or NULL */
+struct stapfile *tapset_load(struct elaborator *el, enum tapset_definition_kind kind,
+			     const char *name);
+/* The same for every file defining NAME */
+void tapset_load_all(struct elaborator *el, enum tapset_definition_kind kind, const char *name);
 /* The file of tapset_names()'s name I was parsed already: loaded, or it failed */
 bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i);
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names);
-/* Parses every file defining NAME and hands each to LOAD. */
-void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
-		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
-		     struct elaborator *el);
 
 /* kernel_symbols.c: the target kernel's functions (kallsyms, or System.map with -r) */
 /* vmlinux's text symbols matching PATTERN (fnmatch), sorted; modules' are not listed. */

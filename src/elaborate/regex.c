@@ -331,6 +331,16 @@ static int parse_collating(struct rx_parser *p)
 	return p->s[start + 2].c;
 }
 
+/* A character of a bracket expression, or an end of a range: [.c.], [=c=] or a byte at
+ * p->i; -1 after an error. */
+static int range_end(struct rx_parser *p)
+{
+	if (at(p, '[') && p->i + 1 < p->n &&
+	    (p->s[p->i + 1].c == '.' || p->s[p->i + 1].c == '='))
+		return parse_collating(p);
+	return p->s[p->i++].c;
+}
+
 /* bracket = "[" "^"? "]"? (char ("-" char)? | "[:" class ":]" | "[." c ".]" | "[=" c "=]")* "]" */
 static struct rx_node *parse_bracket(struct rx_parser *p)
 {
@@ -382,25 +392,14 @@ static struct rx_node *parse_bracket(struct rx_parser *p)
 			p->i = end + 2;
 			continue;
 		}
-		if (at(p, '[') && p->i + 1 < p->n &&
-		    (p->s[p->i + 1].c == '.' || p->s[p->i + 1].c == '=')) {
-			lo = parse_collating(p);
-			if (lo < 0)
-				return NULL;
-		} else {
-			lo = p->s[p->i++].c;
-		}
-		hi = lo;
+		lo = hi = range_end(p);
+		if (lo < 0)
+			return NULL;
 		if (at(p, '-') && p->i + 1 < p->n && p->s[p->i + 1].c != ']') {
 			p->i++;
-			if (at(p, '[') && p->i + 1 < p->n &&
-			    (p->s[p->i + 1].c == '.' || p->s[p->i + 1].c == '=')) {
-				hi = parse_collating(p);
-				if (hi < 0)
-					return NULL;
-			} else {
-				hi = p->s[p->i++].c;
-			}
+			hi = range_end(p);
+			if (hi < 0)
+				return NULL;
 			if (hi < lo) {
 				rx_fail(p, rx_pos(p, p->i), "Inverted character range %c-%c", lo, hi);
 				return NULL;

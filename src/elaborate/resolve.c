@@ -7,8 +7,10 @@
  * loaded).  Otherwise it is a new local.  Arrays and statistics must be global.  A call
  * names the functions of that name and number of arguments; several of them are one
  * overloaded function, tried by priority.  Unresolved names load the tapset files that
- * define them, until nothing more resolves.  @defined() is decided here, and an if or ?:
- * on it keeps only the branch that can run.
+ * define them (tapset.c), whose probes then join the program (derive.c), until nothing
+ * more resolves.  @defined() is decided here, and an if or ?: on it keeps only the
+ * branch that can run.  An autocast (p->member) resolves as soon as its value's C type
+ * is known (autocast.c), else in rounds as the types spread.
  */
 #include "elaborate.h"
 #include "families/family.h"
@@ -26,66 +28,9 @@ struct scope {
 
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
 static void add_entry(struct elaborator *el, struct scope *sc, struct node *n);
-
-/* ---- tapset files ---- */
-
-/* A file's alias names may not have wildcards (what would "probe a.* {}" expand?). */
-void check_alias_names(struct elaborator *el, struct stapfile *file)
-{
-	for (struct probe *a = file->probes; a; a = a->next) {
-		bool wild = false;
-
-		if (!a->alias)
-			continue;
-		for (struct component *c = a->alias_name->components; c; c = c->next)
-			wild |= strchr(c->name, '*') != NULL;
-		if (wild) {
-			semantic_error(el, a->tok, "while registering probe alias");
-			semantic_error(el, NULL, "invalid use of wildcard probe point component");
-		}
-	}
-}
-
-/* Adds a file the index named to the program (once), with its globals visible. */
-struct stapfile *load_tapset_file(struct elaborator *el, struct stapfile *file)
-{
-	struct stapfile **tail;
-
-	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
-		if (*tail == file)
-			return file;
-	*tail = file;
-	check_alias_names(el, file);
-	for (struct symbol *g = file->globals; g; g = g->next)
-		g->file = file;
-	for (struct embed *e = file->embeds; e; e = e->next)
-		el->prog->nembeds++;
-	return file;
-}
-
-/*
- * The probes (not aliases) of the tapset files loaded since the last call join the
- * program, as in stap, where a tapset file the script uses brings all of itself: argv.stp's
- * begin(-1) that fills argv, json.stp's procfs file.  True if there were any.
- */
-bool derive_tapset_probes(struct elaborator *el)
-{
-	bool any = false;
-
-	if (el->listing)
-		return false;
-	for (struct stapfile *file = el->prog->files->next; file; file = file->next) {
-		if (file->probes_derived)
-			continue;
-		file->probes_derived = true;
-		for (struct probe *p = file->probes; p; p = p->next)
-			if (!p->alias) {
-				derive_probe(el, p);
-				any = true;
-			}
-	}
-	return any;
-}
+static enum autocast_result resolve_autocast(struct elaborator *el, struct probe_body *handler,
+					     struct function *function, struct node *n,
+					     bool quiet);
 
 /* ---- variables ---- */
 
@@ -120,10 +65,9 @@ static struct symbol *find_global(struct elaborator *el, const char *name, struc
 	for (file = el->prog->files; file; file = file->next)
 		if ((g = find_symbol(file->globals, name)) && (!g->private_ || file == from))
 			return g;
-	file = tapset_find(el->tapsets, TAPSET_GLOBAL, name, &el->errors);
+	file = tapset_load(el, TAPSET_GLOBAL, name);
 	if (!file)
 		return NULL;
-	load_tapset_file(el, file);
 	g = find_symbol(file->globals, name);
 	return g && (!g->private_ || file == from) ? g : NULL;
 }
@@ -191,7 +135,7 @@ static int find_functions(struct elaborator *el, const char *name, struct stapfi
 {
 	int n = 0;
 
-	tapset_find_all(el->tapsets, TAPSET_FUNCTION, name, load_tapset_file, el);
+	tapset_load_all(el, TAPSET_FUNCTION, name);
 	*out = NULL;
 	for (struct stapfile *file = el->prog->files; file; file = file->next)
 		for (struct function *f = file->functions; f; f = f->next)
@@ -327,7 +271,8 @@ static bool target_available(struct scope *sc, struct node *n)
  * resolves it: DWARF variables, later tracepoint arguments); false after saying why
  * (not when QUIET, for @defined).
  */
-static bool resolve_target(struct elaborator *el, struct scope *sc, struct node *n, bool quiet)
+static bool resolve_target_node(struct elaborator *el, struct scope *sc, struct node *n,
+				bool quiet)
 {
 	struct derived_probe *dp = sc->handler ? sc->handler->context : NULL;
 	enum target_resolution r;
@@ -382,8 +327,8 @@ static bool resolve_cast_or_var(struct elaborator *el, struct scope *sc, struct 
 
 		as_target.kind = ND_TARGET;
 		as_target.string = xasprintf("$%s", n->string);
-		if (resolve_target(el, sc, &as_target, true)) {
-			resolve_target(el, sc, &as_target, quiet);	/* as its kind wants */
+		if (resolve_target_node(el, sc, &as_target, true)) {
+			resolve_target_node(el, sc, &as_target, quiet);	/* as its kind wants */
 			*n = as_target;
 			return true;
 		}
@@ -421,6 +366,13 @@ static void resolve_entry(struct elaborator *el, struct scope *sc, struct node *
 	add_entry(el, sc, n);
 }
 
+/* @defined(...) N is decided: the number DEFINED. */
+static void set_defined(struct elaborator *el, struct node *n, bool defined)
+{
+	*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .number = defined, .next = n->next };
+	el->defined_decided++;
+}
+
 /* @defined(x): 1 when x can be resolved here, else 0. */
 static void decide_defined(struct elaborator *el, struct scope *sc, struct node *n)
 {
@@ -429,7 +381,7 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 
 	switch (e->kind) {
 	case ND_TARGET:
-		defined = resolve_target(el, sc, e, true);
+		defined = resolve_target_node(el, sc, e, true);
 		break;
 	case ND_CAST:
 	case ND_AT_VAR:
@@ -439,9 +391,9 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		resolve(el, sc, e->lhs);
 		for (struct target_component *c = e->components; c; c = c->next)
 			resolve(el, sc, c->index);
-		switch (autocast_resolve(el, sc->handler, sc->function, e, true)) {
+		switch (resolve_autocast(el, sc->handler, sc->function, e, true)) {
 		case AUTOCAST_UNKNOWN:
-			return;	/* decided once the types have spread (autocast.c) */
+			return;	/* decided once the types have spread (resolve_autocasts) */
 		case AUTOCAST_RESOLVED:
 			defined = true;
 			break;
@@ -459,8 +411,7 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 	default:
 		defined = true;
 	}
-	*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .number = defined, .next = n->next };
-	el->defined_decided++;
+	set_defined(el, n, defined);
 }
 
 /* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
@@ -671,7 +622,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve(el, sc, n->els);
 		return;
 	case ND_TARGET:
-		resolve_target(el, sc, n, false);
+		resolve_target_node(el, sc, n, false);
 		return;
 	case ND_ENTRY:
 		resolve_entry(el, sc, n);
@@ -686,7 +637,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		for (struct target_component *c = n->components; c; c = c->next)
 			resolve(el, sc, c->index);
 		if (!n->access)	/* a type known already; else once they have spread */
-			autocast_resolve(el, sc->handler, sc->function, n, false);
+			resolve_autocast(el, sc->handler, sc->function, n, false);
 		return;
 	case ND_PERF:
 		resolve(el, sc, n->lhs);
@@ -705,6 +656,167 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve_list(el, sc, n->args);
 		resolve_list(el, sc, n->body);
 	}
+}
+
+/* ---- autocasts: p->member once p's type is known ---- */
+
+/* N, made after its handler or function was resolved (a rewritten node), resolved now */
+static void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
+			      struct function *function, struct node *n)
+{
+	struct scope sc = { .handler = handler, .function = function };
+
+	sc.locals = handler ? &handler->locals : &function->locals;
+	sc.file = handler ? handler->file : function->file;
+	resolve(el, &sc, n);
+}
+
+/* autocast_resolve() (autocast.c) of N in HANDLER or FUNCTION, and the sprintf() that a
+ * p->x$ became resolved there at once */
+static enum autocast_result resolve_autocast(struct elaborator *el, struct probe_body *handler,
+					     struct function *function, struct node *n,
+					     bool quiet)
+{
+	enum autocast_result r = autocast_resolve(el, n, quiet);
+
+	if (r == AUTOCAST_RESOLVED && n->kind != ND_AUTOCAST)
+		resolve_rewritten(el, handler, function, n);
+	return r;
+}
+
+enum autocast_mode {
+	AUTOCAST_SPREAD,	/* spread the values' types */
+	AUTOCAST_TRY,		/* resolve what has a type now */
+	AUTOCAST_UNDEFINED,	/* @defined() of what still has none is 0 */
+};
+
+/* One walk over the program's handlers and used functions. */
+struct autocast_walk {
+	struct elaborator *el;
+	struct probe_body *handler;	/* where the nodes are: a handler, */
+	struct function *function;	/* or a function */
+	enum autocast_mode mode;
+	int progress;
+};
+
+static bool is_pending_defined(struct node *n)
+{
+	return n->kind == ND_DEFINED && n->lhs->kind == ND_AUTOCAST;
+}
+
+static void decide_pending_defined(struct autocast_walk *w, struct node *n)
+{
+	enum autocast_result r = resolve_autocast(w->el, w->handler, w->function, n->lhs, true);
+
+	if (r == AUTOCAST_UNKNOWN && w->mode == AUTOCAST_TRY)
+		return;
+	set_defined(w->el, n, r == AUTOCAST_RESOLVED);
+	w->progress++;
+}
+
+static bool spread_visit(struct node *n, void *arg)
+{
+	struct autocast_walk *w = arg;
+
+	w->progress += spread_value_type(n, w->function);
+	return true;
+}
+
+static bool autocast_visit(struct node *n, void *arg)
+{
+	struct autocast_walk *w = arg;
+
+	if (is_pending_defined(n)) {
+		walk_nodes(n->lhs->lhs, autocast_visit, arg);
+		decide_pending_defined(w, n);
+		return false;
+	}
+	if ((n->kind == ND_IF || n->kind == ND_TERNARY) && n->cond) {
+		int decided_before = w->el->defined_decided;
+		int64_t value;
+
+		walk_nodes(n->cond, autocast_visit, arg);
+		if (w->el->defined_decided != decided_before && constant_value(n->cond, &value)) {
+			keep_branch(n, value ? n->then : n->els);
+			walk_nodes(n, autocast_visit, arg);
+			return false;
+		}
+		walk_nodes(n->then, autocast_visit, arg);
+		walk_nodes(n->els, autocast_visit, arg);
+		return false;
+	}
+	if (n->kind != ND_AUTOCAST || n->access)
+		return true;
+	walk_nodes(n->lhs, autocast_visit, arg);	/* (p->q)->r: the inner one first */
+	for (struct target_component *c = n->components; c; c = c->next)
+		walk_nodes(c->index, autocast_visit, arg);
+	switch (resolve_autocast(w->el, w->handler, w->function, n, false)) {
+	case AUTOCAST_RESOLVED:
+		w->progress++;
+		break;
+	case AUTOCAST_FAILED:	/* said why; not again */
+		*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .next = n->next };
+		w->progress++;
+		break;
+	case AUTOCAST_UNKNOWN:	/* maybe later; else the type pass says so */
+		break;
+	}
+	return false;
+}
+
+/* Walks every handler and used function in MODE; the progress it made. */
+static int autocast_round(struct elaborator *el, enum autocast_mode mode)
+{
+	struct autocast_walk w = { .el = el, .mode = mode };
+	bool (*visit)(struct node *, void *) = mode == AUTOCAST_SPREAD ? spread_visit :
+					       autocast_visit;
+
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
+		w.handler = h;
+		walk_nodes(h->body, visit, &w);
+	}
+	w.handler = NULL;
+	for (struct function *f = el->prog->functions; f; f = f->next_used) {
+		w.function = f;
+		walk_nodes(f->body, visit, &w);
+	}
+	return w.progress;
+}
+
+static bool has_autocast(struct node *n, void *arg)
+{
+	if ((n->kind == ND_AUTOCAST && !n->access) || is_pending_defined(n))
+		*(bool *)arg = true;
+	return true;
+}
+
+/*
+ * The autocasts whose value had no type when they were resolved: the types spread and
+ * what then has one resolves, until nothing changes; then @defined() of what still has
+ * none is 0, which may decide branches and so more.
+ */
+static void resolve_autocasts(struct elaborator *el)
+{
+	bool any = false;
+
+	for (struct probe_body *h = el->prog->bodies; h && !any; h = h->next)
+		walk_nodes(h->body, has_autocast, &any);
+	for (struct function *f = el->prog->functions; f && !any; f = f->next_used)
+		walk_nodes(f->body, has_autocast, &any);
+	if (!any)
+		return;
+	for (;;) {
+		int progress;
+
+		do {	/* the types first, then what they resolve */
+			progress = autocast_round(el, AUTOCAST_SPREAD);
+			progress += autocast_round(el, AUTOCAST_TRY);
+		} while (progress);
+		if (!autocast_round(el, AUTOCAST_UNDEFINED))
+			break;
+	}
+	/* what still has no type is reported by the type pass (types.c), after the
+	 * optimizer: as in stap, an autocast in an elided statement is no error */
 }
 
 /* ---- the program ---- */
@@ -751,16 +863,6 @@ static bool check_condition_node(struct node *n, void *arg)
 	default:
 		return true;
 	}
-}
-
-void resolve_rewritten(struct elaborator *el, struct probe_body *handler,
-		       struct function *function, struct node *n)
-{
-	struct scope sc = { .handler = handler, .function = function };
-
-	sc.locals = handler ? &handler->locals : &function->locals;
-	sc.file = handler ? handler->file : function->file;
-	resolve(el, &sc, n);
 }
 
 /* Each condition once (the probes of one point share theirs). */

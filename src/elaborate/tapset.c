@@ -7,7 +7,8 @@
  *
  * Macro libraries (*.stpm) are read by every run.  Script files (*.stp) are only indexed:
  * scanned (cheaply) to note which functions, probe aliases and globals they define;
- * a file is parsed only when pass 2 needs one of its definitions.
+ * a file is parsed only when pass 2 needs one of its definitions, and then joins the
+ * program (add_program_file(), as the script itself did first).
  */
 #include "elaborate.h"
 
@@ -402,18 +403,55 @@ static struct stapfile *parse_tapset_file(struct tapset_index *ix, struct tapset
 	return tf->parsed;
 }
 
-struct stapfile *tapset_find(struct tapset_index *ix, enum tapset_definition_kind kind,
-			     const char *name, int *errors)
-{
-	struct tapset_definition *d = first_definition(ix, kind, name);
+/* ---- files joining the program ---- */
 
-	return d ? parse_tapset_file(ix, &ix->files[d->file], errors) : NULL;
+/* A file's alias names may not have wildcards (what would "probe a.* {}" expand?). */
+static void check_alias_names(struct elaborator *el, struct stapfile *file)
+{
+	for (struct probe *a = file->probes; a; a = a->next) {
+		bool wild = false;
+
+		if (!a->alias)
+			continue;
+		for (struct component *c = a->alias_name->components; c; c = c->next)
+			wild |= strchr(c->name, '*') != NULL;
+		if (wild) {
+			semantic_error(el, a->tok, "while registering probe alias");
+			semantic_error(el, NULL, "invalid use of wildcard probe point component");
+		}
+	}
 }
 
-void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, const char *name,
-		     struct stapfile *(*load)(struct elaborator *, struct stapfile *),
-		     struct elaborator *el)
+void add_program_file(struct elaborator *el, struct stapfile *file)
 {
+	struct stapfile **tail;
+
+	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
+		if (*tail == file)
+			return;
+	*tail = file;
+	check_alias_names(el, file);
+	for (struct symbol *g = file->globals; g; g = g->next)
+		g->file = file;
+	for (struct embed *e = file->embeds; e; e = e->next)
+		el->prog->nembeds++;
+}
+
+struct stapfile *tapset_load(struct elaborator *el, enum tapset_definition_kind kind,
+			     const char *name)
+{
+	struct tapset_index *ix = el->tapsets;
+	struct tapset_definition *d = first_definition(ix, kind, name);
+	struct stapfile *file = d ? parse_tapset_file(ix, &ix->files[d->file], &el->errors) : NULL;
+
+	if (file)
+		add_program_file(el, file);
+	return file;
+}
+
+void tapset_load_all(struct elaborator *el, enum tapset_definition_kind kind, const char *name)
+{
+	struct tapset_index *ix = el->tapsets;
 	struct tapset_definition *first = first_definition(ix, kind, name);
 
 	for (int i = first ? (int)(first - ix->definitions) : ix->ndefinitions;
@@ -423,9 +461,11 @@ void tapset_find_all(struct tapset_index *ix, enum tapset_definition_kind kind, 
 		struct stapfile *file = parse_tapset_file(ix, &ix->files[d->file], &el->errors);
 
 		if (file)
-			load(el, file);
+			add_program_file(el, file);
 	}
 }
+
+/* ---- the names the index has ---- */
 
 bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i)
 {

@@ -1,5 +1,5 @@
 /*
- * target.c - pass 2: the ->member and [index] components of target variables, @var and
+ * target_access.c - pass 2: the ->member and [index] components of target variables, @var and
  * @cast, over the C type model (ctype.h), whichever debuginfo the types came from.
  *
  * A target_access starts at a variable's location (an address, or a value the variable

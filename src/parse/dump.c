@@ -36,6 +36,15 @@ static void dump_list(struct strbuf *sb, struct node *list)
 	}
 }
 
+/* OPEN, the comma-separated LIST, CLOSE: "a[1, 2]", "f(x)". */
+static void dump_enclosed(struct strbuf *sb, const char *open, struct node *list,
+			  const char *close)
+{
+	sb_puts(sb, open);
+	dump_list(sb, list);
+	sb_puts(sb, close);
+}
+
 /* A literal as stap prints it: its kept spelling, with quotes escaped. */
 static void dump_string(struct strbuf *sb, struct node *n)
 {
@@ -82,6 +91,31 @@ static void dump_components(struct strbuf *sb, struct node *n)
 	}
 }
 
+/* What a target value's components follow: $x, @cast(p, "type"[, "module"]),
+ * @var("name"[, "module"]), or (p) of p->x. */
+static void dump_target_start(struct strbuf *sb, struct node *n)
+{
+	switch (n->kind) {
+	case ND_CAST:
+		sb_puts(sb, "@cast(");
+		dump_expr(sb, n->lhs);
+		sb_printf(sb, ", \"%s\"", n->type_name);
+		break;
+	case ND_AT_VAR:
+		sb_printf(sb, "@var(\"%s\"", n->string);
+		break;
+	case ND_AUTOCAST:
+		dump_operand(sb, n->lhs);
+		return;
+	default:
+		sb_puts(sb, n->string);
+		return;
+	}
+	if (n->module)
+		sb_printf(sb, ", \"%s\"", n->module);
+	sb_putc(sb, ')');
+}
+
 static bool print_has_format(enum print_kind kind)
 {
 	return kind == PRINT_PRINTF || kind == PRINT_SPRINTF || kind == PRINT_PRINTD ||
@@ -102,14 +136,11 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 		break;
 	case ND_INDEX:
 		dump_expr(sb, n->lhs);
-		sb_putc(sb, '[');
-		dump_list(sb, n->args);
-		sb_putc(sb, ']');
+		dump_enclosed(sb, "[", n->args, "]");
 		break;
 	case ND_CALL:	/* @kderef(...) and its kin are calls too */
-		sb_printf(sb, "%s(", n->op ? n->op : n->string);
-		dump_list(sb, n->args);
-		sb_putc(sb, ')');
+		sb_puts(sb, n->op ? n->op : n->string);
+		dump_enclosed(sb, "(", n->args, ")");
 		break;
 	case ND_PRINT:
 		sb_printf(sb, "%s(", n->string);
@@ -157,9 +188,7 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 		dump_operand(sb, n->els);
 		break;
 	case ND_IN:
-		sb_putc(sb, '[');
-		dump_list(sb, n->args);
-		sb_puts(sb, "] in ");
+		dump_enclosed(sb, "[", n->args, "] in ");
 		dump_expr(sb, n->lhs);
 		break;
 	case ND_WILDCARD:
@@ -176,35 +205,12 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 		sb_putc(sb, ')');
 		break;
 	case ND_TARGET:
-		if (n->addressof)
-			sb_putc(sb, '&');
-		sb_puts(sb, n->string);
-		dump_components(sb, n);
-		break;
 	case ND_CAST:
-		if (n->addressof)
-			sb_putc(sb, '&');
-		sb_puts(sb, "@cast(");
-		dump_expr(sb, n->lhs);
-		sb_printf(sb, ", \"%s\"", n->type_name);
-		if (n->module)
-			sb_printf(sb, ", \"%s\"", n->module);
-		sb_putc(sb, ')');
-		dump_components(sb, n);
-		break;
 	case ND_AT_VAR:
-		if (n->addressof)
-			sb_putc(sb, '&');
-		sb_printf(sb, "@var(\"%s\"", n->string);
-		if (n->module)
-			sb_printf(sb, ", \"%s\"", n->module);
-		sb_putc(sb, ')');
-		dump_components(sb, n);
-		break;
 	case ND_AUTOCAST:
 		if (n->addressof)
 			sb_putc(sb, '&');
-		dump_operand(sb, n->lhs);
+		dump_target_start(sb, n);
 		dump_components(sb, n);
 		break;
 	case ND_DEFINED:
@@ -254,11 +260,8 @@ static void dump_foreach(struct strbuf *sb, struct node *n)
 	}
 	sb_puts(sb, "] in ");
 	dump_expr(sb, fe->array);
-	if (fe->filter) {
-		sb_putc(sb, '[');
-		dump_list(sb, fe->filter);
-		sb_putc(sb, ']');
-	}
+	if (fe->filter)
+		dump_enclosed(sb, "[", fe->filter, "]");
 	if (fe->sort_aggregate)
 		sb_printf(sb, " %s", fe->sort_aggregate);
 	if (fe->sort_key == 0)
@@ -344,30 +347,31 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 	}
 }
 
+/* A point's ! or ?, and CONDITION: "? if (x)". */
+static void dump_marks(struct strbuf *sb, struct probe_point *pp, struct node *condition)
+{
+	if (pp->sufficient)
+		sb_putc(sb, '!');
+	else if (pp->optional)
+		sb_putc(sb, '?');
+	if (condition) {
+		sb_puts(sb, " if ");
+		dump_operand(sb, condition);
+	}
+}
+
 /* With MARKS, also its ! or ? and its condition. */
 static void dump_probe_point(struct strbuf *sb, struct probe_point *pp, bool marks)
 {
 	for (struct component *c = pp->components; c; c = c->next) {
 		sb_puts(sb, c->name);
-		if (c->arg) {
-			sb_putc(sb, '(');
-			dump_expr(sb, c->arg);
-			sb_putc(sb, ')');
-		}
+		if (c->arg)
+			dump_operand(sb, c->arg);
 		if (c->next)
 			sb_putc(sb, '.');
 	}
-	if (!marks)
-		return;
-	if (pp->sufficient)
-		sb_putc(sb, '!');
-	else if (pp->optional)
-		sb_putc(sb, '?');
-	if (pp->condition) {
-		sb_puts(sb, " if (");
-		dump_expr(sb, pp->condition);
-		sb_putc(sb, ')');
-	}
+	if (marks)
+		dump_marks(sb, pp, pp->condition);
 }
 
 /* "kprobe.function(\"f\").return", with MARKS "...return? if (x)", as -p1 and -p2 print. */
@@ -520,15 +524,7 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 	sb_puts(&sb, "# probes\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		sb_puts(&sb, dp->name);
-		if (dp->point->sufficient)
-			sb_putc(&sb, '!');
-		else if (dp->point->optional)
-			sb_putc(&sb, '?');
-		if (dp->condition) {
-			sb_puts(&sb, " if (");
-			dump_expr(&sb, dp->condition);
-			sb_putc(&sb, ')');
-		}
+		dump_marks(&sb, dp->point, dp->condition);
 		if (dp->note)
 			sb_printf(&sb, " /* %s*/", dp->note);
 		sb_printf(&sb, " /* <- %s */\n", dp->derivation);

@@ -1045,6 +1045,19 @@ static struct node *try_catch(struct parser *ps, struct token *tok)
 	return n;
 }
 
+/* What "if" or "while" at TOK starts: KIND, "(" expr ")" statement. */
+static struct node *conditional_statement(struct parser *ps, enum node_kind kind,
+					  struct token *tok)
+{
+	struct node *n = new_node(kind, tok);
+
+	expect(ps, "(");
+	n->cond = expr(ps);
+	expect(ps, ")");
+	n->then = statement(ps);
+	return n;
+}
+
 /*
  * statement = block | ";" | "if" "(" expr ")" statement ("else" statement)?
  *           | "while" "(" expr ")" statement | for | foreach | try
@@ -1060,23 +1073,13 @@ static struct node *statement_body(struct parser *ps)
 	if (accept(ps, ";"))
 		return new_node(ND_NULL_STMT, tok);
 	if (accept(ps, "if")) {
-		n = new_node(ND_IF, tok);
-		expect(ps, "(");
-		n->cond = expr(ps);
-		expect(ps, ")");
-		n->then = statement(ps);
+		n = conditional_statement(ps, ND_IF, tok);
 		if (accept(ps, "else"))
 			n->els = statement(ps);
 		return n;
 	}
-	if (accept(ps, "while")) {
-		n = new_node(ND_FOR, tok);
-		expect(ps, "(");
-		n->cond = expr(ps);
-		expect(ps, ")");
-		n->then = statement(ps);
-		return n;
-	}
+	if (accept(ps, "while"))	/* a for loop without its init and increment */
+		return conditional_statement(ps, ND_FOR, tok);
 	if (accept(ps, "for"))
 		return for_loop(ps, tok);
 	if (accept(ps, "foreach"))

@@ -417,21 +417,24 @@ static bool cond_term(struct condition *c)
 	struct preprocessor *pp = c->ex->pp;
 	struct token *tok = c->tok;
 	const char *name = tok->text;
+	/* the names compared with a string: versions by their numbers, the others as text */
+	const struct {
+		const char *name, *value;
+		bool (*test)(struct condition *c, const char *actual);
+	} string_terms[] = {
+		{ "kernel_v", pp->kernel_v, version_test },
+		{ "kernel_vr", pp->kernel_vr, version_test },
+		{ "systemtap_v", pp->compat_version, version_test },
+		{ "arch", pp->arch, match_test },
+		{ "runtime", pp->runtime, match_test },
+		{ "systemtap_privilege", pp->privilege, match_test },
+	};
 
 	if (tok->kind == TOK_IDENT) {
 		c->tok = tok->next;
-		if (strcmp(name, "kernel_v") == 0)
-			return version_test(c, pp->kernel_v);
-		if (strcmp(name, "kernel_vr") == 0)
-			return version_test(c, pp->kernel_vr);
-		if (strcmp(name, "systemtap_v") == 0)
-			return version_test(c, pp->compat_version);
-		if (strcmp(name, "arch") == 0)
-			return match_test(c, pp->arch);
-		if (strcmp(name, "runtime") == 0)
-			return match_test(c, pp->runtime);
-		if (strcmp(name, "systemtap_privilege") == 0)
-			return match_test(c, pp->privilege);
+		for (size_t i = 0; i < sizeof(string_terms) / sizeof(string_terms[0]); i++)
+			if (strcmp(name, string_terms[i].name) == 0)
+				return string_terms[i].test(c, string_terms[i].value);
 		if (starts_with(name, "CONFIG_"))
 			return config_test(c, kernel_config(pp, name));
 		if (strcmp(name, "guru_mode") == 0) {	/* == or != 0 or 1, as stap allows */
