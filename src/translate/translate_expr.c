@@ -8,7 +8,7 @@
  *
  * A target variable, @var or @cast (a target_access, stap.h) becomes one statement
  * expression: the address (or value) its location gives, each step through memory, then
- * the result, all through the runtime's fault-safe reads (runtime/target.c).  The
+ * the result, all through the runtime's fault-safe reads (runtime/target_vars.c).  The
  * handler's error location is set to the target expression first, so a bad pointer's
  * soft error names it: "kernel read fault at 0x... near identifier '$file' at
  * script.stp:3:9".  Its steps' index expressions are expressions again (hence one file).
