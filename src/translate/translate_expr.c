@@ -184,7 +184,7 @@ char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask)
 	return sb_steal(&sb);
 }
 
-bool has_wildcard(struct node *args)
+bool has_wildcard_key(struct node *args)
 {
 	for (struct node *a = args; a; a = a->next)
 		if (a->kind == ND_WILDCARD)
@@ -280,7 +280,7 @@ static char *membership(struct body *b, struct node *n)
 	char *test;
 	char *s;
 
-	if (has_wildcard(n->args))
+	if (has_wildcard_key(n->args))
 		test = xasprintf("stp_map_exists_matching(%s%s%s, &%s_desc, _k%d, %#xu)",
 				 g->is_stats ? "stp_pmap_aggregate(" : "", g->name,
 				 g->is_stats ? ")" : "", g->name, id, mask);
