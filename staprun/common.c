@@ -1,7 +1,7 @@
 /*
  * common.c - messages, option values, paths and argument lists shared by staprun and stapio.
  */
-#include "staprun.h"
+#include "common.h"
 
 #include <ctype.h>
 #include <errno.h>

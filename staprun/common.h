@@ -1,5 +1,5 @@
 /*
- * staprun.h - what staprun (the loader) and stapio (the I/O loop) share.
+ * common.h - what staprun (the loader) and stapio (the I/O loop) share (common.c).
  * The protocol with the module is in runtime/transport_msgs.h.
  *
  * Who runs whom (each program's options are SystemTap's, see stap(1), staprun(8)):
@@ -22,8 +22,8 @@
  * Exit status of staprun and stapio: 0 when the session ran without errors, 1 when the
  * module reported errors or anything failed (with an "ERROR: ..." line on stderr).
  */
-#ifndef STAPRUN_H
-#define STAPRUN_H
+#ifndef STAPRUN_COMMON_H
+#define STAPRUN_COMMON_H
 
 #include <stdarg.h>
 #include <stdbool.h>
