@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "transport_msgs.h"
 
@@ -61,6 +62,9 @@ bool ensure_debugfs_mounted(void);
  * with an "ERROR: ..." line, if not.
  */
 char *trusted_program(const char *name, const char *installed);
+
+/* The file system ids (what files are opened with) become UID and GID: false if they did not. */
+bool set_fs_ids(uid_t uid, gid_t gid);
 
 /* A command line for execv(): argv[argc] is NULL; the strings are the caller's, not copied. */
 struct arglist {

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,17 +36,6 @@ struct out_stream {
 static void out_of_memory(void)
 {
 	fatal("out of memory");
-}
-
-/*
- * The file system ids become UID and GID; false if they did not (setfsuid() tells no
- * failure: the ids are asked again).
- */
-static bool set_fs_ids(uid_t uid, gid_t gid)
-{
-	setfsgid(gid);
-	setfsuid(uid);
-	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
 }
 
 /* Back to the effective ids after acting as the real user; stopping is all that is left. */

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -364,10 +363,7 @@ static void act_as_real_user(bool yes)
 	uid_t uid = yes ? getuid() : geteuid();
 	gid_t gid = yes ? getgid() : getegid();
 
-	/* setfsuid() says nothing of failures: ask again what the ids are */
-	setfsgid(gid);
-	setfsuid(uid);
-	if ((uid_t)setfsuid(-1) != uid || (gid_t)setfsgid(-1) != gid)
+	if (!set_fs_ids(uid, gid))
 		fatal("cannot switch to the file system ids %s", yes ? "of the real user" :
 		      "of root");
 }
