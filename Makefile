@@ -47,7 +47,7 @@ staprun/stapio: $(STAPIO_OBJECTS) $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
 $(STAPIO_OBJECTS): staprun/stapio.h
 
-staprun/%.o: staprun/%.c staprun/staprun.h runtime/transport_msgs.h config.mk
+staprun/%.o: staprun/%.c staprun/common.h runtime/transport_msgs.h config.mk
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -Iruntime \
 		-DSTAPIO_PATH='"$(pkglibexecdir)/stapio"' -DSTAPRUN_PATH='"$(bindir)/staprun"' \
 		-c -o $@ $<

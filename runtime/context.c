@@ -100,6 +100,20 @@ static void _stp_warn(const char *fmt, ...)
 }
 
 /*
+ * The end of a family's registration, where a probe the kernel refused was a warning and
+ * only none of COUNT registering fails the session: "no WHAT could be registered", with
+ * RC, the last refusal's code (-EINVAL when there was none).
+ */
+static int stp_registered_any(size_t count, size_t registered, int rc, const char *what)
+{
+	if (count && !registered) {
+		_stp_error("no %s could be registered", what);
+		return rc ? rc : -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * A hit that could not run (its context busy, a global's lock not taken, no memory):
  * counted; more than MAXSKIPPED end the session, unless --suppress-handler-errors.
  */

@@ -93,9 +93,5 @@ static __maybe_unused int stp_hwbkpts_register(struct stp_hwbkpt_probe *probes, 
 		p->events = events;
 		registered++;
 	}
-	if (count && !registered) {
-		_stp_error("no hardware breakpoint could be registered");
-		return rc ? rc : -EINVAL;
-	}
-	return 0;
+	return stp_registered_any(count, registered, rc, "hardware breakpoint");
 }

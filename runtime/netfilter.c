@@ -125,9 +125,5 @@ static __maybe_unused int stp_netfilter_register(struct stp_netfilter_probe *pro
 		p->registered = true;
 		registered++;
 	}
-	if (count && !registered) {
-		_stp_error("no netfilter hook could be registered");
-		return rc ? rc : -EINVAL;
-	}
-	return 0;
+	return stp_registered_any(count, registered, rc, "netfilter hook");
 }

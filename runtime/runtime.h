@@ -12,7 +12,7 @@
  *   strings.c     bounded string helpers for script strings
  *   arith.c       script arithmetic that can fail (division by zero, ...)
  *   memory.c      fault-safe reads of kernel and user memory
- *   target.c      what target variables read: registers, memory, KASLR-moved addresses
+ *   target_vars.c what target variables read: registers, memory, KASLR-moved addresses
  *   format.c      stap's printf format language
  *   stat.c        statistics: aggregates and histograms, per-CPU scalars
  *   map.c         associative arrays, per-CPU arrays of statistics, wildcard keys
@@ -21,6 +21,9 @@
  *   timer.c       timer.* probes: hrtimers, jiffies timers, per-CPU profile timers
  *   kprobe.c      kprobe.* probes: kprobes and kretprobes
  *   tracepoint.c  kernel.trace(...) probes: the kernel's tracepoint API
+ *   process.c     process.begin/end, process.thread.begin/end, process.syscall probes:
+ *                 the life events of user processes; the -c/-x target's hierarchy
+ *   uprobe.c      process("PATH").function/.statement/.mark probes: the kernel's uprobes
  *   netfilter.c   netfilter.hook(...) probes: netfilter hook functions
  *   module_symbols.c  where modules' static variables are (target variables); kallsyms
  *   symbols.c     kernel addresses as symbols, backtraces from the kernel's unwinder
@@ -272,7 +275,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "strings.c"
 #include "arith.c"
 #include "memory.c"
-#include "target.c"
+#include "target_vars.c"
 #include "format.c"
 #include "stat.c"
 #include "map.c"
@@ -282,7 +285,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 #include "timer.c"
 #include "kprobe.c"
 #include "tracepoint.c"
-#include "utask.c"
+#include "process.c"
 #include "uprobe.c"
 #include "usymbols.c"
 #include "netfilter.c"

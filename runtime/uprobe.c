@@ -10,7 +10,7 @@
  * address pass 2 knew is where this process loaded the file (the user bias), which
  * target variables and SDT arguments add to a static address.
  *
- * Who a hit is for: with -c or -x only the target's process hierarchy (utask.c), and for
+ * Who a hit is for: with -c or -x only the target's process hierarchy (process.c), and for
  * a .library(...) probe only processes of its program.  A marker's semaphore is counted
  * up by the kernel in each process while its probe is registered (uprobe_register_refctr),
  * which is what lets a program skip the work of preparing a marker nobody probes.

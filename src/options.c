@@ -438,194 +438,181 @@ static void check_switch_option(const char *arg)
 			    "at most N files).", arg);
 }
 
-void parse_options(struct session *s, int argc, char **argv)
-{
-	const char *r_option = NULL;
-	const char *colour_when = NULL;	/* auto */
-	bool clean_cache = false;
-	int opt;
+/* What the options leave for after all of them are read. */
+struct cli_state {
+	const char *r_option;		/* -r, else the default kernel */
+	const char *colour_when;	/* --color's WHEN; NULL: auto */
+	bool clean_cache;		/* --clean-cache */
+};
 
-	s->last_pass = 5;
-	s->tmpdir_parent = "/tmp";
-	if (getenv("TMPDIR") && *getenv("TMPDIR"))
-		s->tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:Fd:",
-				  long_options, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case 'V':
-			print_version();
-			exit(0);
-		case 'v':
-			for (int i = 0; i < 5; i++)
-				s->verbose[i]++;
-			break;
-		case OPT_VP:
-			parse_vp(s, optarg);
-			break;
-		case 'p':
-			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '5')
-				usage_error("Invalid pass number '%s' (should be 1-5).", optarg);
-			s->last_pass = optarg[0] - '0';
-			break;
-		case 'e':
-			if (s->script_text)
-				usage_error("only one -e script is allowed");
-			s->script_text = optarg;
-			break;
-		case 'I':
-			strlist_add(&s->include_dirs, optarg);
-			break;
-		case 'D':
-			check_define(optarg);
-			strlist_add(&s->defines, optarg);
-			break;
-		case 'B':
-			strlist_add(&s->make_args, optarg);
-			break;
-		case 'R':
-			s->runtime_dir = optarg;
-			break;
-		case 'r':
-			r_option = optarg;
-			break;
-		case 'm':
-			if (!valid_module_name(optarg))
-				usage_error("invalid module name '%s': use letters, digits and '_', "
-					    "at most 55 characters", optarg);
-			s->module_name = optarg;
-			break;
-		case 'k':
-			s->keep_tmpdir = true;
-			break;
-		case 'g':
-			s->guru = true;
-			break;
-		case 'u':
-			s->unoptimized = true;
-			break;
-		case 'w':
-			s->suppress_warnings = true;
-			break;
-		case 'W':
-			s->warnings_as_errors = true;
-			break;
-		case 'o':
-			s->output_file = optarg;
-			break;
-		case OPT_TMPDIR:
-			s->tmpdir_parent = optarg;
-			break;
-		case OPT_DISABLE_CACHE:
-			cache_mode = CACHE_DISABLED;
-			break;
-		case OPT_POISON_CACHE:
-			if (cache_mode != CACHE_DISABLED)
-				cache_mode = CACHE_POISONED;
-			break;
-		case OPT_CLEAN_CACHE:
-			clean_cache = true;
-			break;
-		case 'c':
-			s->target_cmd = optarg;
-			break;
-		case 'x':
-			s->target_pid = parse_count(optarg, 1, INT_MAX, "-x", "process id");
-			break;
-		case 'G':
-			check_global_setting(optarg);
-			strlist_add(&s->global_settings, optarg);
-			break;
-		case 'l':
-		case 'L':
-			s->list_pattern = optarg;
-			s->list_locals = opt == 'L';
-			break;
-		case 's':
-			s->buffer_mb = parse_count(optarg, 1, 4095, "-s", "buffer size");
-			break;
-		case 'b':
-			s->bulk_mode = true;
-			break;
-		case 'S':
-			check_switch_option(optarg);
-			s->switch_files = optarg;
-			break;
-		case 'T':
-			s->timeout_secs = parse_count(optarg, 1, INT_MAX / 1000, "-T", "timeout");
-			break;
-		case 'F':
-			s->flight_recorder = true;
-			break;
-		case OPT_PROLOGUE_SEARCHING:
-			s->prologue_searching = parse_prologue_searching(optarg);
-			break;
-		case OPT_VM:
-			s->vm = true;
-			break;
-		case 'd':	/* a path names a program; anything else a kernel module */
-			strlist_add(strchr(optarg, '/') ? &s->symbol_programs : &s->symbol_modules,
+/* The flag of the session that option OPT sets, or NULL: OPT does more than that. */
+static bool *flag_option(struct session *s, int opt)
+{
+	switch (opt) {
+	case 'k': return &s->keep_tmpdir;
+	case 'g': return &s->guru;
+	case 'u': return &s->unoptimized;
+	case 'w': return &s->suppress_warnings;
+	case 'W': return &s->warnings_as_errors;
+	case 'b': return &s->bulk_mode;
+	case 'F': return &s->flight_recorder;
+	case OPT_VM: return &s->vm;
+	case OPT_LDD: return &s->ldd;
+	case OPT_BTF: return &s->use_btf;	/* the kernel's BTF even when its DWARF is there */
+	case OPT_ALL_MODULES: return &s->all_modules;
+	default: return NULL;
+	}
+}
+
+/* Option OPT, getopt_long()'s answer (its argument in optarg), other than a flag's. */
+static void take_option(struct session *s, struct cli_state *cli, int opt)
+{
+	switch (opt) {
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		print_version();
+		exit(0);
+	case 'v':
+		for (int i = 0; i < 5; i++)
+			s->verbose[i]++;
+		break;
+	case OPT_VP:
+		parse_vp(s, optarg);
+		break;
+	case 'p':
+		if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '5')
+			usage_error("Invalid pass number '%s' (should be 1-5).", optarg);
+		s->last_pass = optarg[0] - '0';
+		break;
+	case 'e':
+		if (s->script_text)
+			usage_error("only one -e script is allowed");
+		s->script_text = optarg;
+		break;
+	case 'I':
+		strlist_add(&s->include_dirs, optarg);
+		break;
+	case 'D':
+		check_define(optarg);
+		strlist_add(&s->defines, optarg);
+		break;
+	case 'B':
+		strlist_add(&s->make_args, optarg);
+		break;
+	case 'R':
+		s->runtime_dir = optarg;
+		break;
+	case 'r':
+		cli->r_option = optarg;
+		break;
+	case 'm':
+		if (!valid_module_name(optarg))
+			usage_error("invalid module name '%s': use letters, digits and '_', "
+				    "at most 55 characters", optarg);
+		s->module_name = optarg;
+		break;
+	case 'o':
+		s->output_file = optarg;
+		break;
+	case OPT_TMPDIR:
+		s->tmpdir_parent = optarg;
+		break;
+	case OPT_DISABLE_CACHE:
+		cache_mode = CACHE_DISABLED;
+		break;
+	case OPT_POISON_CACHE:
+		if (cache_mode != CACHE_DISABLED)
+			cache_mode = CACHE_POISONED;
+		break;
+	case OPT_CLEAN_CACHE:
+		cli->clean_cache = true;
+		break;
+	case 'c':
+		s->target_cmd = optarg;
+		break;
+	case 'x':
+		s->target_pid = parse_count(optarg, 1, INT_MAX, "-x", "process id");
+		break;
+	case 'G':
+		check_global_setting(optarg);
+		strlist_add(&s->global_settings, optarg);
+		break;
+	case 'l':
+	case 'L':
+		s->list_pattern = optarg;
+		s->list_locals = opt == 'L';
+		break;
+	case 's':
+		s->buffer_mb = parse_count(optarg, 1, 4095, "-s", "buffer size");
+		break;
+	case 'S':
+		check_switch_option(optarg);
+		s->switch_files = optarg;
+		break;
+	case 'T':
+		s->timeout_secs = parse_count(optarg, 1, INT_MAX / 1000, "-T", "timeout");
+		break;
+	case OPT_PROLOGUE_SEARCHING:
+		s->prologue_searching = parse_prologue_searching(optarg);
+		break;
+	case 'd':	/* a path names a program; anything else a kernel module */
+		strlist_add(strchr(optarg, '/') ? &s->symbol_programs : &s->symbol_modules,
+			    optarg);
+		break;
+	case OPT_SYSROOT:	/* the target's files: process("/usr/bin/x") is DIR/usr/bin/x */
+		if (!*optarg || optarg[0] != '/')
+			usage_error("Invalid --sysroot '%s' (should be an absolute path).",
 				    optarg);
-			break;
-		case OPT_LDD:
-			s->ldd = true;
-			break;
-		case OPT_BTF:	/* the kernel's BTF even when its DWARF is there */
-			s->use_btf = true;
-			break;
-		case OPT_SYSROOT:	/* the target's files: process("/usr/bin/x") is DIR/usr/bin/x */
-			if (!*optarg || optarg[0] != '/')
-				usage_error("Invalid --sysroot '%s' (should be an absolute path).",
-					    optarg);
-			s->sysroot = optarg;
-			break;
-		case OPT_ALL_MODULES:
-			s->all_modules = true;
-			break;
-		case OPT_COLOUR:	/* --color alone is always */
-			colour_when = optarg ? optarg : "always";
-			break;
-		case OPT_COMPATIBLE:	/* an older language: systemtap_v, never a newer one */
-			if (strverscmp(optarg, STAP_COMPAT_VERSION) > 0) {
-				diag_error("systemtap version " STAP_COMPAT_VERSION
-					   " cannot be compatible with future version %s", optarg);
-				exit(1);
-			}
-			s->compat_version = optarg;
-			break;
-		case OPT_RUNTIME:	/* the kernel module is the one runtime there is */
-			if (strcmp(optarg, "kernel") == 0)
-				break;
-			if (strcmp(optarg, "dyninst") == 0)
-				not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
-			if (strcmp(optarg, "bpf") == 0)
-				not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
-			usage_error("Invalid --runtime '%s' (should be kernel, dyninst or bpf).",
-				    optarg);
-		case OPT_DYNINST:
-			not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
-		case OPT_BPF:
-			not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
-		case OPT_PRIVILEGE:	/* what pass 2 allows (privilege.c) */
-		case OPT_UNPRIVILEGED:
-			set_privilege(s, opt == OPT_UNPRIVILEGED ? "stapusr" : optarg);
-			break;
-		case OPT_SUPPRESS_HANDLER_ERRORS:	/* the runtime counts them, silently */
-			strlist_add(&s->defines, "STP_SUPPRESS_HANDLER_ERRORS");
-			break;
-		case OPT_DUMP_PROBE_TYPES:
-		case OPT_DUMP_PROBE_ALIASES:
-		case OPT_DUMP_FUNCTIONS:
-			not_implemented("--dump-probe-types/--dump-probe-aliases/--dump-functions");
-		default:
-			fputs("Try 'stap --help' for more information.\n", stderr);
+		s->sysroot = optarg;
+		break;
+	case OPT_COLOUR:	/* --color alone is always */
+		cli->colour_when = optarg ? optarg : "always";
+		break;
+	case OPT_COMPATIBLE:	/* an older language: systemtap_v, never a newer one */
+		if (strverscmp(optarg, STAP_COMPAT_VERSION) > 0) {
+			diag_error("systemtap version " STAP_COMPAT_VERSION
+				   " cannot be compatible with future version %s", optarg);
 			exit(1);
 		}
+		s->compat_version = optarg;
+		break;
+	case OPT_RUNTIME:	/* the kernel module is the one runtime there is */
+		if (strcmp(optarg, "kernel") == 0)
+			break;
+		if (strcmp(optarg, "dyninst") == 0)
+			not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
+		if (strcmp(optarg, "bpf") == 0)
+			not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
+		usage_error("Invalid --runtime '%s' (should be kernel, dyninst or bpf).",
+			    optarg);
+	case OPT_DYNINST:
+		not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
+	case OPT_BPF:
+		not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
+	case OPT_PRIVILEGE:	/* what pass 2 allows (privilege.c) */
+	case OPT_UNPRIVILEGED:
+		set_privilege(s, opt == OPT_UNPRIVILEGED ? "stapusr" : optarg);
+		break;
+	case OPT_SUPPRESS_HANDLER_ERRORS:	/* the runtime counts them, silently */
+		strlist_add(&s->defines, "STP_SUPPRESS_HANDLER_ERRORS");
+		break;
+	case OPT_DUMP_PROBE_TYPES:
+	case OPT_DUMP_PROBE_ALIASES:
+	case OPT_DUMP_FUNCTIONS:
+		not_implemented("--dump-probe-types/--dump-probe-aliases/--dump-functions");
+	default:
+		fputs("Try 'stap --help' for more information.\n", stderr);
+		exit(1);
 	}
-	if (!diag_set_colour(colour_when)) {	/* stap's words */
-		fprintf(stderr, "Invalid argument '%s' for --color.\n", colour_when);
+}
+
+/* What the options say together, checked once all are read, in stap's order. */
+static void check_options(struct session *s, const struct cli_state *cli)
+{
+	if (!diag_set_colour(cli->colour_when)) {	/* stap's words */
+		fprintf(stderr, "Invalid argument '%s' for --color.\n", cli->colour_when);
 		exit(1);
 	}
 	default_privilege(s);
@@ -637,16 +624,13 @@ void parse_options(struct session *s, int argc, char **argv)
 		usage_error("-S needs -o FILE: it switches output files.");
 	if (s->bulk_mode)	/* the runtime keeps one buffer per CPU */
 		strlist_add(&s->defines, "STP_BULKMODE");
-	if (clean_cache)	/* like stap: the cleanup, then exit */
+	if (cli->clean_cache)	/* like stap: the cleanup, then exit */
 		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
-	if (!s->script_text && !s->list_pattern) {
-		if (optind >= argc)
-			usage_error("a script file or -e SCRIPT is needed");
-		s->script_file = argv[optind++];
-	}
-	for (; optind < argc; optind++)
-		strlist_add(&s->script_args, argv[optind]);
+}
 
+/* Where the runtime, the tapsets and staprun are, and the kernel to build for. */
+static void find_installation(struct session *s, const char *r_option)
+{
 	if (!s->runtime_dir)
 		s->runtime_dir = find_data_dir("SYSTEMTAP_RUNTIME", "runtime", "runtime.h");
 	/* kbuild runs in the kernel's tree: relative paths would point there */
@@ -659,4 +643,34 @@ void parse_options(struct session *s, int argc, char **argv)
 	if (s->vm && !r_option && *DEFAULT_KERNEL_BUILD)
 		r_option = DEFAULT_KERNEL_BUILD;
 	choose_kernel(s, r_option);
+}
+
+void parse_options(struct session *s, int argc, char **argv)
+{
+	struct cli_state cli = { 0 };
+	int opt;
+
+	s->last_pass = 5;
+	s->tmpdir_parent = "/tmp";
+	if (getenv("TMPDIR") && *getenv("TMPDIR"))
+		s->tmpdir_parent = getenv("TMPDIR");
+	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:Fd:",
+				  long_options, NULL)) != -1) {
+		bool *flag = flag_option(s, opt);
+
+		if (flag)
+			*flag = true;
+		else
+			take_option(s, &cli, opt);
+	}
+	check_options(s, &cli);
+	/* the script, unless -e or -l/-L gave it, then its arguments */
+	if (!s->script_text && !s->list_pattern) {
+		if (optind >= argc)
+			usage_error("a script file or -e SCRIPT is needed");
+		s->script_file = argv[optind++];
+	}
+	for (; optind < argc; optind++)
+		strlist_add(&s->script_args, argv[optind]);
+	find_installation(s, cli.r_option);
 }

@@ -1,7 +1,8 @@
 /*
- * common.c - messages, option values, paths and argument lists shared by staprun and stapio.
+ * common.c - messages, option values, paths, argument lists and the file system ids shared
+ * by staprun and stapio.
  */
-#include "staprun.h"
+#include "common.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -212,4 +214,12 @@ void arglist_free(struct arglist *l)
 	free(l->argv);
 	l->argv = NULL;
 	l->argc = 0;
+}
+
+bool set_fs_ids(uid_t uid, gid_t gid)
+{
+	setfsgid(gid);
+	setfsuid(uid);
+	/* setfsuid() tells no failure: the ids are asked again */
+	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
 }

@@ -675,7 +675,7 @@ static void parse_size_option(const char *arg)
 	opt.out.numbered = true;
 }
 
-static void parse_options(int argc, char **argv)
+static void read_options(int argc, char **argv)
 {
 	int c;
 
@@ -776,7 +776,7 @@ int main(int argc, char **argv)
 
 	program_name = "stapio";
 	the_session = &s;
-	parse_options(argc, argv);
+	read_options(argc, argv);
 	s.module = argv[optind];
 	set_signals();
 

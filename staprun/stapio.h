@@ -5,7 +5,7 @@
 #ifndef STAPIO_H
 #define STAPIO_H
 
-#include "staprun.h"
+#include "common.h"
 
 #include <signal.h>
 #include <sys/types.h>

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,17 +38,6 @@ static void out_of_memory(void)
 	fatal("out of memory");
 }
 
-/*
- * The file system ids become UID and GID; false if they did not (setfsuid() tells no
- * failure: the ids are asked again).
- */
-static bool set_fs_ids(uid_t uid, gid_t gid)
-{
-	setfsgid(gid);
-	setfsuid(uid);
-	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
-}
-
 /* Back to the effective ids after acting as the real user; stopping is all that is left. */
 static void restore_fs_ids(void)
 {
@@ -57,39 +45,53 @@ static void restore_fs_ids(void)
 		fatal("cannot switch back from the file system ids of the real user");
 }
 
-int open_as_user(const char *path, int flags, mode_t mode)
+/*
+ * Acting as the real user for one file system call, in a setuid or setgid stapio (else
+ * there is nothing to switch: *SWITCHED is false).  False, errno EPERM, when the ids could
+ * not be switched.
+ */
+static bool enter_user_fs_ids(bool *switched)
 {
-	bool switch_ids = getuid() != geteuid() || getgid() != getegid();
-	int fd, err;
-
-	if (switch_ids && !set_fs_ids(getuid(), getgid())) {
+	*switched = getuid() != geteuid() || getgid() != getegid();
+	if (*switched && !set_fs_ids(getuid(), getgid())) {
 		restore_fs_ids();
 		errno = EPERM;
-		return -1;
+		return false;
 	}
-	fd = open(path, flags, mode);
-	err = errno;
-	if (switch_ids)
+	return true;
+}
+
+/* Back from enter_user_fs_ids(), errno still that of the call made as the user. */
+static void leave_user_fs_ids(bool switched)
+{
+	int err = errno;
+
+	if (switched)
 		restore_fs_ids();
 	errno = err;
+}
+
+int open_as_user(const char *path, int flags, mode_t mode)
+{
+	bool switched;
+	int fd;
+
+	if (!enter_user_fs_ids(&switched))
+		return -1;
+	fd = open(path, flags, mode);
+	leave_user_fs_ids(switched);
 	return fd;
 }
 
 static int unlink_as_user(const char *path)
 {
-	bool switch_ids = getuid() != geteuid() || getgid() != getegid();
-	int rc, err;
+	bool switched;
+	int rc;
 
-	if (switch_ids && !set_fs_ids(getuid(), getgid())) {
-		restore_fs_ids();
-		errno = EPERM;
+	if (!enter_user_fs_ids(&switched))
 		return -1;
-	}
 	rc = unlink(path);
-	err = errno;
-	if (switch_ids)
-		restore_fs_ids();
-	errno = err;
+	leave_user_fs_ids(switched);
 	return rc;
 }
 

@@ -2,9 +2,9 @@
  * staprun.c - the privileged loader: checks who runs it and the module, inserts the module
  * into the kernel and hands over to stapio; attaches to (-A) and removes (-d) sessions.
  * May be installed setuid root: the real user's groups decide what it does for them
- * (staprun(8), SAFETY AND SECURITY).  The command lines are described in staprun.h.
+ * (staprun(8), SAFETY AND SECURITY).  The command lines are described in common.h.
  */
-#include "staprun.h"
+#include "common.h"
 #include "modimage.h"
 
 #include <ctype.h>
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -125,7 +124,7 @@ static const char *nonempty_arg(const char *message)
 	return optarg;
 }
 
-static void parse_options(int argc, char **argv, struct options *o)
+static void read_options(int argc, char **argv, struct options *o)
 {
 	long n;
 	int opt;
@@ -364,10 +363,7 @@ static void act_as_real_user(bool yes)
 	uid_t uid = yes ? getuid() : geteuid();
 	gid_t gid = yes ? getgid() : getegid();
 
-	/* setfsuid() says nothing of failures: ask again what the ids are */
-	setfsgid(gid);
-	setfsuid(uid);
-	if ((uid_t)setfsuid(-1) != uid || (gid_t)setfsgid(-1) != gid)
+	if (!set_fs_ids(uid, gid))
 		fatal("cannot switch to the file system ids %s", yes ? "of the real user" :
 		      "of root");
 }
@@ -819,7 +815,8 @@ static bool is_stapler_module(const char *name)
 	return yes;
 }
 
-static bool valid_module_name(const char *name)
+/* A name that fits a module's name field and is safe as one folder name under debugfs. */
+static bool safe_module_name(const char *name)
 {
 	return *name && strlen(name) < MODIMAGE_NAME_FIELD && !strchr(name, '/') &&
 	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
@@ -827,7 +824,7 @@ static bool valid_module_name(const char *name)
 
 static int attach(const struct options *o, enum privilege priv)
 {
-	if (!valid_module_name(o->module))
+	if (!safe_module_name(o->module))
 		fatal("'%s' is not a module name", o->module);
 	need_effective_root();
 	if (!ensure_debugfs_mounted())
@@ -910,7 +907,7 @@ static int remove_all(enum privilege priv)
 		return errno == ENOENT ? 0 : 1;
 	}
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !valid_module_name(e->d_name) ||
+		if (e->d_name[0] == '.' || !safe_module_name(e->d_name) ||
 		    !is_stapler_module(e->d_name))
 			continue;
 		if (!may_control(e->d_name, priv)) {
@@ -935,7 +932,7 @@ static int remove_modules(const char *name, enum privilege priv)
 		return 1;
 	if (strcmp(name, "*") == 0)
 		return remove_all(priv);
-	if (!valid_module_name(name))
+	if (!safe_module_name(name))
 		fatal("'%s' is not a module name", name);
 	if (!is_stapler_module(name)) {
 		char sys[PATH_MAX];
@@ -960,7 +957,7 @@ int main(int argc, char **argv)
 	struct utsname uts;
 
 	program_name = "staprun";
-	parse_options(argc, argv, &o);
+	read_options(argc, argv, &o);
 	if (uname(&uts) != 0)
 		fatal("uname: %s", strerror(errno));
 

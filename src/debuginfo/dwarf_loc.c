@@ -4,7 +4,7 @@
  * A variable's DW_AT_location at the probe's address (a location list is narrowed to
  * the entry covering it) is a small stack program.  Each operation is evaluated here,
  * at translation time, over C expressions instead of numbers: what is known only at run
- * time (registers, memory) becomes a call into the runtime (runtime/target.c):
+ * time (registers, memory) becomes a call into the runtime (runtime/target_vars.c):
  *
  *   stp_dwarf_register(c, N)     DWARF register N of the probe's pt_regs
  *   stp_target_deref(c, A, S)    S bytes at kernel address A (a fault is a soft error)

@@ -5,7 +5,7 @@
  * its code and an ELF note (.note.stapsdt, owner "stapsdt", type 3) saying where the
  * nop is, the address of the marker's semaphore (if it has one) and its arguments as
  * the compiler's assembler operands ("-4@%eax 8@-16(%rbp)").  sdt.c reads the notes and
- * turns each operand into C over the runtime (runtime/target.c):
+ * turns each operand into C over the runtime (runtime/target_vars.c):
  *
  *   stp_dwarf_register(c, N)          DWARF register N at the marker
  *   stp_user_deref(c, A, S)           S bytes of user memory at A, zero-extended

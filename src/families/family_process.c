@@ -7,7 +7,7 @@
  *   process.thread.begin                   the session for those already there) or
  *   process.thread.end                     ends; a thread other than the main one
  *   process(PATH).begin ...                of the processes running PATH (from its exec)
- *   process(PID).begin ...                 of that process           (runtime/utask.c)
+ *   process(PID).begin ...                 of that process           (runtime/process.c)
  *   process.syscall[.return] ...           a system call of the process: $syscall,
  *                                          $arg1..$arg6, or $return
  *
@@ -67,7 +67,7 @@ static const char *const process_templates[] = {
 	NULL,
 };
 
-/* runtime/utask.c's enum stp_utask_event, in its order */
+/* runtime/process.c's enum stp_utask_event, in its order */
 static const char *const life_events[] = {
 	"STP_UTASK_PROCESS_BEGIN", "STP_UTASK_PROCESS_END",
 	"STP_UTASK_THREAD_BEGIN", "STP_UTASK_THREAD_END",
@@ -681,7 +681,7 @@ static char *process_list_variables(struct derived_probe *dp)
 	return p && p->uprobe ? mark_variables(p->nargs) : NULL;
 }
 
-/* ---- pass 3: utask.c's table for the life events, uprobe.c's for the markers ---- */
+/* ---- pass 3: process.c's table for the life events, uprobe.c's for the markers ---- */
 
 static void life_entry(struct emitter *e, struct derived_probe *dp)
 {

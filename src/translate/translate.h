@@ -72,7 +72,7 @@ bool is_procfs_value(struct body *b, struct node *n);
 /* translate_expr.c: the C of an expression (the caller frees it) */
 char *translate_expr(struct body *b, struct node *n);
 char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask);
-bool has_wildcard(struct node *args);
+bool has_wildcard_key(struct node *args);
 char *stat_source(struct body *b, struct node *n, char **setup, struct global_c **gp);
 const char *stat_aggregate(const char *name);
 

@@ -8,7 +8,7 @@
  *
  * A target variable, @var or @cast (a target_access, stap.h) becomes one statement
  * expression: the address (or value) its location gives, each step through memory, then
- * the result, all through the runtime's fault-safe reads (runtime/target.c).  The
+ * the result, all through the runtime's fault-safe reads (runtime/target_vars.c).  The
  * handler's error location is set to the target expression first, so a bad pointer's
  * soft error names it: "kernel read fault at 0x... near identifier '$file' at
  * script.stp:3:9".  Its steps' index expressions are expressions again (hence one file).
@@ -184,7 +184,7 @@ char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask)
 	return sb_steal(&sb);
 }
 
-bool has_wildcard(struct node *args)
+bool has_wildcard_key(struct node *args)
 {
 	for (struct node *a = args; a; a = a->next)
 		if (a->kind == ND_WILDCARD)
@@ -280,7 +280,7 @@ static char *membership(struct body *b, struct node *n)
 	char *test;
 	char *s;
 
-	if (has_wildcard(n->args))
+	if (has_wildcard_key(n->args))
 		test = xasprintf("stp_map_exists_matching(%s%s%s, &%s_desc, _k%d, %#xu)",
 				 g->is_stats ? "stp_pmap_aggregate(" : "", g->name,
 				 g->is_stats ? ")" : "", g->name, id, mask);

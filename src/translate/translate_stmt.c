@@ -221,10 +221,10 @@ static void delete_statement(struct body *b, struct node *n, int depth)
 		body_line(b, depth, "{");
 		body_line(b, depth + 1, "%s", setup);
 		check_error(b, depth + 1);
-		if (has_wildcard(target->args) && g->is_stats)
+		if (has_wildcard_key(target->args) && g->is_stats)
 			body_line(b, depth + 1, "stp_delete_matching(stp_pmap_aggregate(%s), %s, &%s_desc, "
 			     "_k%d, %#xu);", g->name, g->name, g->name, id, mask);
-		else if (has_wildcard(target->args))
+		else if (has_wildcard_key(target->args))
 			body_line(b, depth + 1, "stp_delete_matching(%s, NULL, &%s_desc, _k%d, %#xu);",
 			     g->name, g->name, id, mask);
 		else

@@ -1,5 +1,5 @@
 /*
- * staprun.h - what staprun (the loader) and stapio (the I/O loop) share.
+ * common.h - what staprun (the loader) and stapio (the I/O loop) share (common.c).
  * The protocol with the module is in runtime/transport_msgs.h.
  *
  * Who runs whom (each program's options are SystemTap's, see stap(1), staprun(8)):
@@ -22,12 +22,13 @@
  * Exit status of staprun and stapio: 0 when the session ran without errors, 1 when the
  * module reported errors or anything failed (with an "ERROR: ..." line on stderr).
  */
-#ifndef STAPRUN_H
-#define STAPRUN_H
+#ifndef STAPRUN_COMMON_H
+#define STAPRUN_COMMON_H
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "transport_msgs.h"
 
@@ -61,6 +62,9 @@ bool ensure_debugfs_mounted(void);
  * with an "ERROR: ..." line, if not.
  */
 char *trusted_program(const char *name, const char *installed);
+
+/* The file system ids (what files are opened with) become UID and GID: false if they did not. */
+bool set_fs_ids(uid_t uid, gid_t gid);
 
 /* A command line for execv(): argv[argc] is NULL; the strings are the caller's, not copied. */
 struct arglist {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target.c - what target variables read at run time: the probe's registers, memory
+ * target_vars.c - what target variables read at run time: the probe's registers, memory
  * through the fault-safe reads (memory.c), and kernel addresses moved as KASLR moved
  * the kernel.
  *
- * Pass 3 (translate_target.c) writes each target variable as calls of these: a location
+ * Pass 3 (translate_expr.c) writes each target variable as calls of these: a location
  * from the debuginfo (registers, DW_OP_deref, a global's link-time address), then the
  * steps through memory, then the value read.  A bad address is a soft error naming the
  * expression, as stap words it ("read fault [man error::fault] at 0x10 near identifier

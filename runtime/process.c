@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * utask.c - process.begin/end, process.thread.begin/end and process.syscall[.return]
- * probes (stapprobes(3stap), USER-SPACE), with or without a PID or FULLPATH.
+ * process.c - process.begin/end, process.thread.begin/end and process.syscall[.return]
+ * probes (stapprobes(3stap), USER-SPACE), with or without a PID or FULLPATH: the life
+ * events of user tasks, hence the stp_utask_ names.  Pass 3's side is
+ * src/families/family_process.c.
  *
  * What fires when:
  *   process.begin         a new process (a fork without CLONE_THREAD) in the new process;
