@@ -4,9 +4,10 @@
  * Reading the kernel's symbol table and walking its DWARF take about a second; the
  * result depends only on the debuginfo file and on this program, so it is kept under
  * CACHE/dwarf/NAME-KEY, KEY a hash of the file's path, size, time and inode and of the
- * stap executable (so that it is found without opening the file).  A later run reads it back in a few milliseconds.  The file is one block:
- * a header, the counts, the tables, then the strings they point into, which stay in
- * memory for the run (the tables' pointers point into them).
+ * stap executable (so that it is found without opening the file).  A later run reads it
+ * back in a few milliseconds.  The file is one block: a header, the counts, the tables,
+ * then the strings they point into, which stay in memory for the run (the tables'
+ * pointers point into them).
  */
 #include "dw.h"
 #include "cache.h"
