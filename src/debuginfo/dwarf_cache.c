@@ -282,6 +282,10 @@ static void read_named(struct reader *r, const void *record, void *item)
 						      string_at(r, rec->file), rec->cu, rec->die };
 }
 
+/* LIST and its COUNT (N) from the next N records of type RECORD, by CONVERT. */
+#define READ_TABLE(r, list, count, n, record, convert) \
+	((list) = read_table(r, (count) = (n), sizeof(record), sizeof(*(list)), convert))
+
 bool dw_cache_load(struct dw_module *m)
 {
 	char *path = cache_path(m);
@@ -306,34 +310,19 @@ bool dw_cache_load(struct dw_module *m)
 	if (h->strings_size == 0 || r.strings[h->strings_size - 1] != '\0')
 		goto bad;
 	r.len = tables;
-	m->symbols = read_table(&r, h->nsymbols, sizeof(struct symbol_record),
-				sizeof(*m->symbols), read_symbol);
-	m->nsymbols = h->nsymbols;
-	m->names = read_table(&r, h->nnames, sizeof(uint32_t), sizeof(*m->names), read_name);
-	m->nnames = h->nnames;
-	m->exported = read_table(&r, h->nexported, sizeof(uint32_t), sizeof(*m->exported),
-				 read_name);
-	m->nexported = h->nexported;
-	m->blocked = read_table(&r, h->nblocked, sizeof(struct range_record),
-				sizeof(*m->blocked), read_range);
-	m->nblocked = h->nblocked;
-	m->text = read_table(&r, h->ntext, sizeof(struct range_record), sizeof(*m->text),
-			     read_range);
-	m->ntext = h->ntext;
+	READ_TABLE(&r, m->symbols, m->nsymbols, h->nsymbols, struct symbol_record, read_symbol);
+	READ_TABLE(&r, m->names, m->nnames, h->nnames, uint32_t, read_name);
+	READ_TABLE(&r, m->exported, m->nexported, h->nexported, uint32_t, read_name);
+	READ_TABLE(&r, m->blocked, m->nblocked, h->nblocked, struct range_record, read_range);
+	READ_TABLE(&r, m->text, m->ntext, h->ntext, struct range_record, read_range);
 	m->text_start = h->text_start;
 	m->index = ix = xcalloc(1, sizeof(*ix));
-	ix->functions = read_table(&r, h->nfunctions, sizeof(struct function_record),
-				   sizeof(*ix->functions), read_function);
-	ix->nfunctions = h->nfunctions;
-	ix->types = read_table(&r, h->ntypes, sizeof(struct named_record), sizeof(*ix->types),
-			       read_named);
-	ix->ntypes = h->ntypes;
-	ix->globals = read_table(&r, h->nglobals, sizeof(struct named_record),
-				 sizeof(*ix->globals), read_named);
-	ix->nglobals = h->nglobals;
-	ix->declared = read_table(&r, h->ndeclared, sizeof(struct named_record),
-				  sizeof(*ix->declared), read_named);
-	ix->ndeclared = h->ndeclared;
+	READ_TABLE(&r, ix->functions, ix->nfunctions, h->nfunctions, struct function_record,
+		   read_function);
+	READ_TABLE(&r, ix->types, ix->ntypes, h->ntypes, struct named_record, read_named);
+	READ_TABLE(&r, ix->globals, ix->nglobals, h->nglobals, struct named_record, read_named);
+	READ_TABLE(&r, ix->declared, ix->ndeclared, h->ndeclared, struct named_record,
+		   read_named);
 	if (r.bad || r.at != r.len)
 		goto bad;
 	return true;
