@@ -197,20 +197,20 @@ static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwar
 		what == DW_UNIT_COPY && dw_partial_copy(w->m, addr + w->m->bias) };
 }
 
-static int compare_instances(const void *a, const void *b)
-{
-	const struct instance *x = a, *y = b;
-
-	if (x->origin != y->origin)
-		return x->origin < y->origin ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 static int compare_origins(const void *a, const void *b)
 {
 	const struct instance *x = a, *y = b;
 
 	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+/* By origin, then by address. */
+static int compare_instances(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = compare_origins(a, b);
+
+	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 static void add_entry(struct index_build *b, uint64_t addr)
