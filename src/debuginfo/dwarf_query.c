@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool has_wildcard(const char *s)
+static bool is_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
 }
@@ -27,7 +27,7 @@ static bool refused(const struct dw_pattern *pat, const struct dw_function *f,
 {
 	if (!(f->flags & DWF_BLOCKED))
 		return false;
-	if (!has_wildcard(pat->function)) {
+	if (!is_glob(pat->function)) {
 		out->refused_name = f->name;
 		out->refused_why = f->why_blocked;
 	}
