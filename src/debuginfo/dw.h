@@ -1,7 +1,7 @@
 /*
  * dw.h - the DWARF layer: the target kernel's debuginfo, through elfutils.
  *
- * Each file uses only those listed before it (and ctype.h's types):
+ * Each file uses only those listed before it (and ctype.h, sdt.h's elf_vaddr_to_offset()):
  *   dwarf_module.c   one object with DWARF (struct dw_module): opened with libdwfl; its
  *                    ELF symbol table, exported names and the text kprobes may not
  *                    touch, read once; symbol lookups and anchors
