@@ -688,9 +688,9 @@ char *translate(struct session *s, struct program *prog);
  * module cache KEY extended with what the tables are read from (KEY is freed) */
 bool program_uses_user_symbols(struct program *prog);
 char *user_symbols_cache_key(struct session *s, struct program *prog, char *key);
-/* -d PATH and --ldd's files found (warnings); with USED, their tables, and the script's
- * stp_script_start/stop around stp_script_start/stop_probes, into E.  How many warnings
- * -W made errors. */
+/* translate/user_symbols_c.c: -d PATH and --ldd's files found (warnings); with USED,
+ * their tables, and the script's stp_script_start/stop around stp_script_start/stop_probes,
+ * into E.  How many warnings -W made errors. */
 struct emitter;
 int user_symbols_emit(struct emitter *e, struct session *s, bool used);
 

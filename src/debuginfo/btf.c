@@ -74,6 +74,11 @@ static unsigned char *buffer_room(struct buffer *b, size_t want)
 
 #define UNPACK_LIMIT ((size_t)1 << 30)	/* no vmlinux is a gigabyte */
 
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* lz4's legacy format: a magic, then blocks of (le32 size, data) of 8 MB unpacked each;
  * the kernel appends the unpacked size, which reads as a block larger than what is left. */
 static bool unpack_lz4(const unsigned char *in, size_t len, struct buffer *out)
@@ -82,8 +87,7 @@ static bool unpack_lz4(const unsigned char *in, size_t len, struct buffer *out)
 	size_t at = 4;
 
 	while (at + 4 <= len) {
-		uint32_t size = in[at] | in[at + 1] << 8 | in[at + 2] << 16 |
-				(uint32_t)in[at + 3] << 24;
+		uint32_t size = le32(in + at);
 		int n;
 
 		at += 4;
@@ -158,11 +162,6 @@ static bool unpack_zstd(const unsigned char *in, size_t len, struct buffer *out)
 	}
 	ZSTD_freeDStream(z);
 	return out->len > 0;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The vmlinux in bzImage IMAGE (LEN bytes) into OUT; NULL, or why not. */

@@ -1,11 +1,12 @@
 /*
  * ctype.h - the C type model: what the target's debuginfo says a variable's type is.
  *
- * One model for every reader: ctype_dwarf.c builds it from DWARF type DIEs (and a BTF
- * reader will build the same from BTF ids).  A type is made once per origin and shared;
- * a struct's members are read the first time they are asked for.  ctype_name() spells
- * a type as stap's -L does: "struct file*", "char const*", "long int", "size_t",
- * "char const[] const", "int (*) (struct inode*, void*)".
+ * One model for every reader: ctype_dwarf.c builds it from DWARF type DIEs, ctype_btf.c
+ * the same from BTF ids; ctype.c holds what does not depend on the reader.  A type is
+ * made once per origin and shared; a struct's members are read the first time they are
+ * asked for.  ctype_name() spells a type as stap's -L does: "struct file*",
+ * "char const*", "long int", "size_t", "char const[] const",
+ * "int (*) (struct inode*, void*)".
  */
 #ifndef CTYPE_H
 #define CTYPE_H

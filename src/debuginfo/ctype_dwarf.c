@@ -152,6 +152,37 @@ static void read_params(struct ctype *t, Dwarf_Die *die)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The kind of type each type DIE's tag makes; any other tag makes void. */
+static const struct {
+	int tag;
+	enum ctype_kind kind;
+} kinds[] = {
+	{ DW_TAG_base_type, CT_BASE },
+	{ DW_TAG_enumeration_type, CT_ENUM },
+	{ DW_TAG_pointer_type, CT_POINTER },
+	{ DW_TAG_reference_type, CT_POINTER },
+	{ DW_TAG_rvalue_reference_type, CT_POINTER },
+	{ DW_TAG_array_type, CT_ARRAY },
+	{ DW_TAG_structure_type, CT_STRUCT },
+	{ DW_TAG_class_type, CT_STRUCT },
+	{ DW_TAG_union_type, CT_UNION },
+	{ DW_TAG_typedef, CT_TYPEDEF },
+	{ DW_TAG_const_type, CT_CONST },
+	{ DW_TAG_volatile_type, CT_VOLATILE },
+	{ DW_TAG_restrict_type, CT_RESTRICT },
+	{ DW_TAG_subroutine_type, CT_FUNCTION },
+};
+
+static enum ctype_kind kind_of(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].tag == tag)
+			return kinds[i].kind;
+	return CT_VOID;
+}
+
 struct ctype *ctype_of_die(Dwarf_Die *die)
 {
 	bool found;
@@ -170,16 +201,16 @@ struct ctype *ctype_of_die(Dwarf_Die *die)
 	t->reader = &dwarf_reader;
 	t->name = dwarf_diename(die);
 	t->size = die_udata(die, DW_AT_byte_size, 0);
-	switch (dwarf_tag(die)) {
-	case DW_TAG_base_type: {
+	t->kind = kind_of(die);
+	switch (t->kind) {
+	case CT_BASE: {
 		uint64_t encoding = die_udata(die, DW_AT_encoding, 0);
 
-		t->kind = CT_BASE;
 		t->is_signed = encoding == DW_ATE_signed || encoding == DW_ATE_signed_char;
 		t->is_float = encoding == DW_ATE_float;
 		break;
 	}
-	case DW_TAG_enumeration_type: {
+	case CT_ENUM: {
 		/* signed as its underlying type: DW_AT_encoding (DWARF 5) or DW_AT_type's
 		 * (gcc makes an enum without negative values unsigned) */
 		uint64_t encoding = die_udata(die, DW_AT_encoding, 0);
@@ -189,48 +220,22 @@ struct ctype *ctype_of_die(Dwarf_Die *die)
 		if (!encoding &&
 		    dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), &underlying))
 			encoding = die_udata(&underlying, DW_AT_encoding, 0);
-		t->kind = CT_ENUM;
 		t->is_signed = !encoding || encoding == DW_ATE_signed ||
 			       encoding == DW_ATE_signed_char;
 		break;
 	}
-	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-		t->kind = CT_POINTER;
+	case CT_POINTER:
 		if (!t->size)
 			t->size = sizeof(void *);
 		break;
-	case DW_TAG_array_type:
-		t->kind = CT_ARRAY;
+	case CT_ARRAY:
 		t->count = array_count(die);
 		break;
-	case DW_TAG_structure_type:
-	case DW_TAG_class_type:
-		t->kind = CT_STRUCT;
+	case CT_STRUCT:
+	case CT_UNION:
 		t->incomplete = t->declared_here = dwarf_hasattr(die, DW_AT_declaration);
-		break;
-	case DW_TAG_union_type:
-		t->kind = CT_UNION;
-		t->incomplete = t->declared_here = dwarf_hasattr(die, DW_AT_declaration);
-		break;
-	case DW_TAG_typedef:
-		t->kind = CT_TYPEDEF;
-		break;
-	case DW_TAG_const_type:
-		t->kind = CT_CONST;
-		break;
-	case DW_TAG_volatile_type:
-		t->kind = CT_VOLATILE;
-		break;
-	case DW_TAG_restrict_type:
-		t->kind = CT_RESTRICT;
-		break;
-	case DW_TAG_subroutine_type:
-		t->kind = CT_FUNCTION;
 		break;
 	default:
-		t->kind = CT_VOID;
 		break;
 	}
 	if (t->kind != CT_BASE && type_of(die, &target))

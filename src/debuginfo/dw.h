@@ -1,14 +1,24 @@
 /*
  * dw.h - the DWARF layer: the target kernel's debuginfo, through elfutils.
  *
- *   debuginfo.c    where the kernel's and its modules' debuginfo are, opened with
- *                  libdwfl (which relocates a module's ET_REL DWARF); their ELF symbol
- *                  tables, exported names and the text kprobes may not touch
- *   dwarf_index.c  a module's function index: one pass over its compile units finds
- *                  every function with code or inlined instances, for -l and matching
- *   dwarf_query.c  probe point patterns (func@file:line, labels, statements) to the
- *                  addresses where probes go, and the variables in scope there
- *   ctype.c        the C type model (shared with BTF later) and its DWARF reader
+ * Each file uses only those listed before it (and ctype.h, sdt.h's elf_vaddr_to_offset()):
+ *   dwarf_module.c   one object with DWARF (struct dw_module): opened with libdwfl; its
+ *                    ELF symbol table, exported names and the text kprobes may not
+ *                    touch, read once; symbol lookups and anchors
+ *   dwarf_pattern.c  probe point patterns (func@file:N...) and the files and lines
+ *                    they match
+ *   dwarf_cache.c    a module's tables and function index, kept in the cache
+ *   dwarf_index.c    a module's function index: one pass over its compile units finds
+ *                    every function with code or inlined instances, for -l and
+ *                    matching; its named types and global variables
+ *   dwarf_query.c    function patterns to the addresses where probes go
+ *   dwarf_lines.c    statement and label patterns to the addresses where probes go
+ *   dwarf_scope.c    the variables in scope at a probe's place
+ *   dwarf_loc.c      a variable's location as C; the call frame rule at an address
+ *   dwarf_trace.c    tracepoints and their arguments; the kernel's source folders
+ *   user_programs.c  the files a process("PATH") or .library("PATH") names
+ *   debuginfo.c      where the kernel's and its modules' DWARF is, and the objects
+ *                    opened so far (the kernel, modules, programs and libraries)
  *
  * Addresses are link-time addresses of the module's debuginfo (for a module: as
  * libdwfl lays out its sections); a probe is placed at run time as "symbol+offset", so
@@ -86,7 +96,8 @@ struct debuginfo {
 	bool modules_scanned;
 };
 
-/* debuginfo.c */
+/* ---- debuginfo.c ---- */
+
 struct debuginfo *debuginfo_open(struct session *s);
 /* Tests: STAPLER_NO_DEBUGINFO=1 behaves as on a machine without any debuginfo. */
 bool debuginfo_hidden(void);
@@ -101,6 +112,20 @@ void find_module_files(struct strlist *paths, const char *dir);
 struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
+/* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
+ * not ("No DWARF information found"). */
+struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
+				    char **why);
+/* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
+ * a probe of the program uses it (in_use). */
+void debuginfo_close(struct debuginfo *di, struct dw_module *m);
+/* The names of the modules with debuginfo matching PATTERN (fnmatch), sorted. */
+struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern);
+/* "missing x86_64 kernel/module debuginfo [man warning::debuginfo] under '...' (...)" */
+char *debuginfo_missing(struct debuginfo *di);
+
+/* ---- user_programs.c ---- */
+
 /*
  * A user-space program or library named as a process("PATH") or .library("PATH") says:
  * its absolute path where the probes run (*TARGET: relative to the working folder with a
@@ -116,34 +141,33 @@ int program_paths(struct session *s, const char *pattern, struct strlist *target
  * unspecified one (process.function(...)), the first word of -c's command or what -x's
  * process runs.  NULL after *WHY says why not ("cannot probe pid 5: No such process"). */
 char *process_point_program(struct session *s, const char *path, int64_t pid, char **why);
-/* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
- * not ("No DWARF information found"). */
-struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
-				    char **why);
 /* The libraries of the program at FILE that PATTERN names (a path, or a glob matched
  * against the names the program needs, found in its run path and the usual folders),
  * added to TARGETS and FILES as program_path() gives them; how many (0 after *WHY says
  * why none). */
 int program_libraries(struct session *s, const char *file, const char *pattern,
 		      struct strlist *targets, struct strlist *files, char **why);
+
+/* ---- dwarf_module.c ---- */
+
+/* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
+bool dw_module_open(struct dw_module *m);
+/* Reads M's tables (symbols, exported names, text and blocked ranges) from its open ELF. */
+void dw_module_read_tables(struct dw_module *m);
+/* Frees M's tables and index (the cache's too) and empties them. */
+void dw_module_drop_tables(struct dw_module *m);
+/* Frees M: its DWARF (and the C types read from it), tracepoints, tables, M itself. */
+void dw_module_free(struct dw_module *m);
 /* The offset in M's file of its link-time address ADDR (a uprobe's place), or false. */
 bool dw_file_offset(struct dw_module *m, uint64_t addr, uint64_t *offset);
 /* Whether M is loaded where the process chooses (ET_DYN: PIE programs, libraries). */
 bool dw_relocatable(const struct dw_module *m);
-/* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
-bool dw_module_open(struct dw_module *m);
-/* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
- * a probe of the program uses it (in_use). */
-void debuginfo_close(struct debuginfo *di, struct dw_module *m);
-/* The names of the modules with debuginfo matching PATTERN (fnmatch), sorted. */
-struct strlist debuginfo_module_names(struct debuginfo *di, const char *pattern);
-/* "missing x86_64 kernel/module debuginfo [man warning::debuginfo] under '...' (...)" */
-char *debuginfo_missing(struct debuginfo *di);
 /* The symbol whose [addr, addr+size) holds ADDR (functions first), or NULL. */
 const struct dw_symbol *dw_symbol_at(struct dw_module *m, uint64_t addr);
 /* Why ADDR may not be probed, or NULL. */
 const char *dw_blocked(struct dw_module *m, uint64_t addr);
 bool dw_in_text(struct dw_module *m, uint64_t addr);	/* in an executable section */
+bool dw_usable(struct dw_module *m, uint64_t addr);	/* in text, not blocked */
 bool dw_partial_copy(struct dw_module *m, uint64_t addr);	/* foo.part.N's start */
 /* A unique symbol at or before ADDR in its text to place a probe from: "symbol+offset". */
 const struct dw_symbol *dw_anchor(struct dw_module *m, uint64_t addr);
@@ -152,6 +176,23 @@ const struct dw_symbol *dw_symbol_named(struct dw_module *m, const char *name);
 /* The data symbol (unique in M) whose object holds ADDR, or NULL. */
 const struct dw_symbol *dw_object_symbol(struct dw_module *m, uint64_t addr);
 bool dw_name_exported(struct dw_module *m, const char *name);
+
+/* ---- dwarf_pattern.c ---- */
+
+/* func[@file[:N | :N-M | :N,M-O | :* | +N]]: the parts of a function or statement pattern */
+struct dw_pattern {
+	char *function;		/* glob */
+	char *file;		/* glob, or NULL */
+	enum { DW_LINES_NONE, DW_LINES_ABSOLUTE, DW_LINES_RELATIVE, DW_LINES_ALL } lines;
+	int (*ranges)[2];	/* ABSOLUTE: inclusive ranges; RELATIVE: one offset in [0][0] */
+	int nranges;
+};
+/* NULL after saying what is wrong in *ERROR (for the caller to report). */
+struct dw_pattern *dw_parse_pattern(const char *text, char **error);
+/* Whether FILE matches the glob PATTERN as it is or after any leading folders. */
+bool dw_file_matches(const char *pattern, const char *file);
+/* Whether PAT's lines take LINE of a function declared at DECL_LINE. */
+bool dw_line_wanted(const struct dw_pattern *pat, int line, int decl_line);
 
 /* ---- dwarf_index.c ---- */
 
@@ -205,10 +246,6 @@ bool dw_find_global(struct dw_module *m, const char *name, const char *file, Dwa
 /* A variable only declared in the DWARF (jiffies: the linker defines it), or false. */
 bool dw_find_declared(struct dw_module *m, const char *name, Dwarf_Die *die);
 
-/* dwarf_cache.c: the symbols and index of a module, kept by build-id (cache.h) */
-bool dw_cache_load(struct dw_module *m);
-void dw_cache_store(struct dw_module *m);
-
 /* The function DIEs of a unit, for the index and the queries: each named function
  * (not an abstract origin's copy), each concrete out-of-line copy of an abstract one,
  * and each inlined instance, with the offset of the DIE it is an instance of. */
@@ -220,19 +257,13 @@ bool dw_die_entry(Dwarf_Die *die, uint64_t *addr);	/* entry pc, else first range
 bool dw_die_has_code(Dwarf_Die *die);
 Dwarf_Off dw_die_origin(Dwarf_Die *die);		/* its abstract origin's offset, or 0 */
 
-/* ---- dwarf_query.c ---- */
+/* ---- dwarf_cache.c: a module's tables and index, kept in the cache (cache.h) ---- */
 
-/* func[@file[:N | :N-M | :N,M-O | :* | +N]]: the parts of a function or statement pattern */
-struct dw_pattern {
-	char *function;		/* glob */
-	char *file;		/* glob, or NULL */
-	enum { DW_LINES_NONE, DW_LINES_ABSOLUTE, DW_LINES_RELATIVE, DW_LINES_ALL } lines;
-	int (*ranges)[2];	/* ABSOLUTE: inclusive ranges; RELATIVE: one offset in [0][0] */
-	int nranges;
-};
-/* NULL after saying what is wrong in *ERROR (for the caller to report). */
-struct dw_pattern *dw_parse_pattern(const char *text, char **error);
-bool dw_file_matches(const char *pattern, const char *file);
+/* Whether M's tables and index were read from the cache (else M is as it was). */
+bool dw_cache_load(struct dw_module *m);
+void dw_cache_store(struct dw_module *m);
+
+/* ---- dwarf_query.c ---- */
 
 enum dw_site_kind {
 	DW_SITE_ENTRY,		/* a function's out-of-line entry */
@@ -359,10 +390,8 @@ struct unit_query {
 	bool nearest;
 };
 
-bool dw_line_wanted(const struct dw_pattern *pat, int line, int decl_line);
 void dw_add_site(struct dw_sites *out, const struct dw_site *site);
 int dw_compare_sites(const void *a, const void *b);
-bool dw_usable(struct dw_module *m, uint64_t addr);	/* in text, not blocked */
 const struct dw_function *dw_wanted_function(struct unit_query *q, Dwarf_Off die);
 /* The functions [*LO, *HI) of the index that PATTERN's name may match: those of the name
  * when it has no wildcard (the index is sorted by name), else all. */

@@ -4,9 +4,10 @@
  * Reading the kernel's symbol table and walking its DWARF take about a second; the
  * result depends only on the debuginfo file and on this program, so it is kept under
  * CACHE/dwarf/NAME-KEY, KEY a hash of the file's path, size, time and inode and of the
- * stap executable (so that it is found without opening the file).  A later run reads it back in a few milliseconds.  The file is one block:
- * a header, the counts, the tables, then the strings they point into, which stay in
- * memory for the run (the tables' pointers point into them).
+ * stap executable (so that it is found without opening the file).  A later run reads it
+ * back in a few milliseconds.  The file is one block: a header, the counts, the tables,
+ * then the strings they point into, which stay in memory for the run (the tables'
+ * pointers point into them).
  */
 #include "dw.h"
 #include "cache.h"
@@ -219,54 +220,78 @@ static const char *string_at(struct reader *r, uint32_t off)
 	return r->strings + off;
 }
 
-static struct dw_range *read_ranges(struct reader *r, uint32_t n)
+/*
+ * A table of N records of RECORD_SIZE bytes, each made an item of ITEM_SIZE bytes by
+ * CONVERT, with room for one more item (never NULL); a file too short for N marks R bad
+ * (and the table is empty).
+ */
+static void *read_table(struct reader *r, uint32_t n, size_t record_size, size_t item_size,
+			void (*convert)(struct reader *r, const void *record, void *item))
 {
-	struct dw_range *ranges = xcalloc(n + 1, sizeof(*ranges));
+	char *items;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct range_record *rec = take(r, sizeof(*rec));
-
-		if (!rec)
-			break;
-		ranges[i] = (struct dw_range){ rec->start, rec->end, string_at(r, rec->why) };
+	if (r->bad || n > (r->len - r->at) / record_size) {
+		r->bad = true;
+		n = 0;
 	}
-	return ranges;
+	items = xcalloc((size_t)n + 1, item_size);
+	for (uint32_t i = 0; i < n; i++, r->at += record_size)
+		convert(r, r->data + r->at, items + i * item_size);
+	return items;
 }
 
-static const char **read_names(struct reader *r, uint32_t n)
+static void read_symbol(struct reader *r, const void *record, void *item)
 {
-	const char **names = xcalloc(n + 1, sizeof(*names));
+	const struct symbol_record *rec = record;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const uint32_t *off = take(r, sizeof(*off));
-
-		if (!off)
-			break;
-		names[i] = string_at(r, *off);
-	}
-	return names;
+	*(struct dw_symbol *)item = (struct dw_symbol){
+		string_at(r, rec->name), rec->addr, rec->size, rec->function, rec->unique,
+		rec->exported,
+	};
 }
 
-static struct dw_named *read_named(struct reader *r, uint32_t n)
+static void read_name(struct reader *r, const void *record, void *item)
 {
-	struct dw_named *list = xcalloc(n + 1, sizeof(*list));
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct named_record *rec = take(r, sizeof(*rec));
-
-		if (!rec)
-			break;
-		list[i] = (struct dw_named){ string_at(r, rec->name), string_at(r, rec->file),
-					     rec->cu, rec->die };
-	}
-	return list;
+	*(const char **)item = string_at(r, *(const uint32_t *)record);
 }
+
+static void read_range(struct reader *r, const void *record, void *item)
+{
+	const struct range_record *rec = record;
+
+	*(struct dw_range *)item = (struct dw_range){ rec->start, rec->end,
+						      string_at(r, rec->why) };
+}
+
+static void read_function(struct reader *r, const void *record, void *item)
+{
+	const struct function_record *rec = record;
+
+	*(struct dw_function *)item = (struct dw_function){
+		.name = string_at(r, rec->name), .file = string_at(r, rec->file),
+		.line = rec->line, .cu = rec->cu, .die = rec->die, .entry = rec->entry,
+		.flags = rec->flags, .why_blocked = string_at(r, rec->why),
+	};
+}
+
+static void read_named(struct reader *r, const void *record, void *item)
+{
+	const struct named_record *rec = record;
+
+	*(struct dw_named *)item = (struct dw_named){ string_at(r, rec->name),
+						      string_at(r, rec->file), rec->cu, rec->die };
+}
+
+/* LIST and its COUNT (N) from the next N records of type RECORD, by CONVERT. */
+#define READ_TABLE(r, list, count, n, record, convert) \
+	((list) = read_table(r, (count) = (n), sizeof(record), sizeof(*(list)), convert))
 
 bool dw_cache_load(struct dw_module *m)
 {
 	char *path = cache_path(m);
 	struct reader r = { 0 };
 	const struct header *h;
+	struct dw_index *ix;
 	size_t tables;
 
 	if (cache_mode != CACHE_USE) {
@@ -275,6 +300,7 @@ bool dw_cache_load(struct dw_module *m)
 	}
 	r.data = read_file(path, &r.len);
 	free(path);
+	m->cache_blob = (char *)r.data;	/* the tables point into its strings */
 	h = r.data ? take(&r, sizeof(*h)) : NULL;
 	if (!h || memcmp(h->magic, MAGIC, 8) != 0 || h->strings_size > r.len)
 		goto bad;
@@ -284,69 +310,24 @@ bool dw_cache_load(struct dw_module *m)
 	if (h->strings_size == 0 || r.strings[h->strings_size - 1] != '\0')
 		goto bad;
 	r.len = tables;
-	m->symbols = xcalloc(h->nsymbols + 1, sizeof(*m->symbols));
-	for (uint32_t i = 0; i < h->nsymbols; i++) {
-		const struct symbol_record *rec = take(&r, sizeof(*rec));
-
-		if (!rec)
-			goto bad;
-		m->symbols[i] = (struct dw_symbol){ string_at(&r, rec->name), rec->addr, rec->size,
-						    rec->function, rec->unique, rec->exported };
-	}
-	m->nsymbols = h->nsymbols;
-	m->names = read_names(&r, h->nnames);
-	m->nnames = h->nnames;
-	m->exported = read_names(&r, h->nexported);
-	m->nexported = h->nexported;
-	m->blocked = read_ranges(&r, h->nblocked);
-	m->nblocked = h->nblocked;
-	m->text = read_ranges(&r, h->ntext);
-	m->ntext = h->ntext;
+	READ_TABLE(&r, m->symbols, m->nsymbols, h->nsymbols, struct symbol_record, read_symbol);
+	READ_TABLE(&r, m->names, m->nnames, h->nnames, uint32_t, read_name);
+	READ_TABLE(&r, m->exported, m->nexported, h->nexported, uint32_t, read_name);
+	READ_TABLE(&r, m->blocked, m->nblocked, h->nblocked, struct range_record, read_range);
+	READ_TABLE(&r, m->text, m->ntext, h->ntext, struct range_record, read_range);
 	m->text_start = h->text_start;
-	m->index = xcalloc(1, sizeof(*m->index));
-	m->index->functions = xcalloc(h->nfunctions + 1, sizeof(*m->index->functions));
-	for (uint32_t i = 0; i < h->nfunctions; i++) {
-		const struct function_record *rec = take(&r, sizeof(*rec));
-
-		if (!rec)
-			goto bad;
-		m->index->functions[i] = (struct dw_function){
-			.name = string_at(&r, rec->name), .file = string_at(&r, rec->file),
-			.line = rec->line, .cu = rec->cu, .die = rec->die, .entry = rec->entry,
-			.flags = rec->flags, .why_blocked = string_at(&r, rec->why),
-		};
-	}
-	m->index->nfunctions = h->nfunctions;
-	m->index->types = read_named(&r, h->ntypes);
-	m->index->ntypes = h->ntypes;
-	m->index->globals = read_named(&r, h->nglobals);
-	m->index->nglobals = h->nglobals;
-	m->index->declared = read_named(&r, h->ndeclared);
-	m->index->ndeclared = h->ndeclared;
+	m->index = ix = xcalloc(1, sizeof(*ix));
+	READ_TABLE(&r, ix->functions, ix->nfunctions, h->nfunctions, struct function_record,
+		   read_function);
+	READ_TABLE(&r, ix->types, ix->ntypes, h->ntypes, struct named_record, read_named);
+	READ_TABLE(&r, ix->globals, ix->nglobals, h->nglobals, struct named_record, read_named);
+	READ_TABLE(&r, ix->declared, ix->ndeclared, h->ndeclared, struct named_record,
+		   read_named);
 	if (r.bad || r.at != r.len)
 		goto bad;
-	m->cache_blob = (char *)r.data;	/* the tables point into its strings */
 	return true;
 bad:
 	/* a damaged or foreign file: start again from the debuginfo */
-	free(m->symbols);
-	free(m->names);
-	free(m->exported);
-	free(m->blocked);
-	free(m->text);
-	if (m->index) {
-		free(m->index->functions);
-		free(m->index->types);
-		free(m->index->globals);
-		free(m->index->declared);
-	}
-	free(m->index);
-	free((char *)r.data);
-	m->symbols = NULL;
-	m->nsymbols = m->nnames = m->nexported = m->nblocked = m->ntext = 0;
-	m->names = m->exported = NULL;
-	m->blocked = m->text = NULL;
-	m->index = NULL;
-	m->text_start = 0;
+	dw_module_drop_tables(m);
 	return false;
 }

@@ -138,7 +138,7 @@ struct instance {
 	bool partial;		/* foo.part.N: no entry of foo's, yet its symbol is covered */
 };
 
-struct candidate {
+struct function_candidate {
 	Dwarf_Die die;
 	const char *name;
 	uint64_t entry;		/* its own code's entry, or 0 */
@@ -149,7 +149,7 @@ struct unit_functions {
 	struct dw_module *m;
 	struct instance *instances;
 	int ninstances, instances_cap;
-	struct candidate *candidates;
+	struct function_candidate *candidates;
 	int ncandidates, candidates_cap;
 };
 
@@ -170,7 +170,7 @@ static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwar
 	uint64_t addr;
 
 	if (what == DW_UNIT_FUNCTION) {
-		struct candidate c = { .die = *die, .name = dwarf_diename(die) };
+		struct function_candidate c = { .die = *die, .name = dwarf_diename(die) };
 
 		if (dw_die_has_code(die) && dw_die_entry(die, &addr)) {
 			if (dw_partial_copy(w->m, addr + w->m->bias))
@@ -197,20 +197,20 @@ static void note_unit_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwar
 		what == DW_UNIT_COPY && dw_partial_copy(w->m, addr + w->m->bias) };
 }
 
-static int compare_instances(const void *a, const void *b)
-{
-	const struct instance *x = a, *y = b;
-
-	if (x->origin != y->origin)
-		return x->origin < y->origin ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 static int compare_origins(const void *a, const void *b)
 {
 	const struct instance *x = a, *y = b;
 
 	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+/* By origin, then by address. */
+static int compare_instances(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+	int c = compare_origins(a, b);
+
+	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 static void add_entry(struct index_build *b, uint64_t addr)
@@ -259,7 +259,7 @@ static void add_unit_functions(struct index_build *b, struct unit_functions *w, 
 		if (!w->instances[i].inlined)
 			add_entry(b, w->instances[i].addr);
 	for (int i = 0; i < w->ncandidates; i++) {
-		struct candidate *c = &w->candidates[i];
+		struct function_candidate *c = &w->candidates[i];
 		Dwarf_Off off = dwarf_dieoffset(&c->die);
 		struct instance key = { .origin = off };
 		struct instance *first = bsearch(&key, w->instances, w->ninstances,

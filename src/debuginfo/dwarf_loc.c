@@ -109,6 +109,44 @@ static void binary(struct compile *k, const char *op, bool is_signed)
 	free(b);
 }
 
+/* The operations that only move the stack's entries. */
+static void shuffle(struct compile *k, unsigned int atom)
+{
+	char *a, *b, *c;
+
+	switch (atom) {
+	case DW_OP_dup:
+		a = pop(k);
+		push(k, xstrdup(a));
+		push(k, a);
+		break;
+	case DW_OP_drop:
+		free(pop(k));
+		break;
+	case DW_OP_over:
+		if (k->depth < 2) {
+			fail(k, xstrdup("DW_OP_over on a short stack"));
+			break;
+		}
+		push(k, xstrdup(k->stack[k->depth - 2]));
+		break;
+	case DW_OP_swap:
+		b = pop(k);
+		a = pop(k);
+		push(k, b);
+		push(k, a);
+		break;
+	case DW_OP_rot:
+		c = pop(k);
+		b = pop(k);
+		a = pop(k);
+		push(k, c);
+		push(k, a);
+		push(k, b);
+		break;
+	}
+}
+
 static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op *ops,
 			size_t n, bool *is_value);
 
@@ -231,7 +269,7 @@ static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 	for (size_t i = 0; i < n && !k->error; i++) {
 		const Dwarf_Op *op = &ops[i];
 		unsigned int atom = op->atom;
-		char *a, *b, *c;
+		char *a;
 
 		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
 			push(k, xasprintf("%uULL", atom - DW_OP_lit0));
@@ -301,34 +339,9 @@ static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 				push(k, xasprintf("(~(u64)(%s))", a));
 				free(a);
 				break;
-			case DW_OP_dup:
-				a = pop(k);
-				push(k, xstrdup(a));
-				push(k, a);
-				break;
-			case DW_OP_drop:
-				free(pop(k));
-				break;
-			case DW_OP_over:
-				if (k->depth < 2) {
-					fail(k, xstrdup("DW_OP_over on a short stack"));
-					break;
-				}
-				push(k, xstrdup(k->stack[k->depth - 2]));
-				break;
-			case DW_OP_swap:
-				b = pop(k);
-				a = pop(k);
-				push(k, b);
-				push(k, a);
-				break;
+			case DW_OP_dup: case DW_OP_drop: case DW_OP_over: case DW_OP_swap:
 			case DW_OP_rot:
-				c = pop(k);
-				b = pop(k);
-				a = pop(k);
-				push(k, c);
-				push(k, a);
-				push(k, b);
+				shuffle(k, atom);
 				break;
 			case DW_OP_deref:
 				a = pop(k);

@@ -1,10 +1,5 @@
 /*
- * dwarf_query.c - probe point patterns to the places probes go, and what is in scope.
- *
- * A pattern is func[@file[:N | :N-M | :N,M-O | :* | +N]] (stapprobes(3stap)): the
- * function is a glob; the file a glob matched as is or after any leading folders
- * ("read_write.c" matches fs/read_write.c); lines are absolute, or relative to the
- * function's declaration with '+'.
+ * dwarf_query.c - function patterns (dwarf_pattern.c) to the places probes go.
  *
  * A function's places: its out-of-line copies' entries (kprobes, kretprobes) and its
  * inlined instances' entries.  A statement's: for each line asked, in each function
@@ -13,124 +8,13 @@
  * counts; an exactly named function that has none is refused with the reason.
  */
 #include "dw.h"
-#include "ctype.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- patterns ---- */
-
-static bool parse_line_number(const char **p, int *out)
-{
-	char *end;
-	long n = strtol(*p, &end, 10);
-
-	if (end == *p || n < 0 || n > 100000000)
-		return false;
-	*out = (int)n;
-	*p = end;
-	return true;
-}
-
-/* ":N", ":N-M", ":N,M-O", ":*" after the file; "+N" relative to the declaration */
-static bool parse_lines(struct dw_pattern *pat, const char *p)
-{
-	if (*p == '+') {
-		pat->lines = DW_LINES_RELATIVE;
-		pat->ranges = xcalloc(1, sizeof(*pat->ranges));
-		pat->nranges = 1;
-		p++;
-		return parse_line_number(&p, &pat->ranges[0][0]) && !*p;
-	}
-	p++;	/* ':' */
-	if (strcmp(p, "*") == 0) {
-		pat->lines = DW_LINES_ALL;
-		return true;
-	}
-	pat->lines = DW_LINES_ABSOLUTE;
-	for (;;) {
-		int from, to;
-
-		if (!parse_line_number(&p, &from))
-			return false;
-		to = from;
-		if (*p == '-') {
-			p++;
-			if (!parse_line_number(&p, &to) || to < from)
-				return false;
-		}
-		pat->ranges = xrealloc(pat->ranges, (pat->nranges + 1) * sizeof(*pat->ranges));
-		pat->ranges[pat->nranges][0] = from;
-		pat->ranges[pat->nranges][1] = to;
-		pat->nranges++;
-		if (!*p)
-			return true;
-		if (*p++ != ',')
-			return false;
-	}
-}
-
-struct dw_pattern *dw_parse_pattern(const char *text, char **error)
-{
-	struct dw_pattern *pat = xcalloc(1, sizeof(*pat));
-	const char *at = strchr(text, '@');
-	const char *lines;
-
-	*error = NULL;
-	pat->function = at ? xstrndup(text, at - text) : xstrdup(text);
-	if (!at)
-		return pat;
-	/* the line part starts at the last ':' or '+' followed by a number or '*' */
-	lines = NULL;
-	for (const char *p = at + 1; *p; p++)
-		if ((*p == ':' || *p == '+') &&
-		    ((p[1] >= '0' && p[1] <= '9') || (*p == ':' && p[1] == '*')))
-			lines = p;
-	pat->file = lines ? xstrndup(at + 1, lines - at - 1) : xstrdup(at + 1);
-	if (!*pat->function)
-		*error = xasprintf("invalid function pattern '%s'", text);
-	else if (lines && !parse_lines(pat, lines))
-		*error = xasprintf("invalid line number in '%s'", text);
-	else if (!lines && strpbrk(at + 1, ":+") && strpbrk(at + 1, ":+")[1])
-		*error = xasprintf("invalid line number in '%s'", text);
-	return pat;
-}
-
-bool dw_file_matches(const char *pattern, const char *file)
-{
-	char *anywhere;
-	bool match;
-
-	if (!file)
-		return false;
-	if (fnmatch(pattern, file, 0) == 0)
-		return true;
-	anywhere = xasprintf("*/%s", pattern);
-	match = fnmatch(anywhere, file, 0) == 0;
-	free(anywhere);
-	return match;
-}
-
-bool dw_line_wanted(const struct dw_pattern *pat, int line, int decl_line)
-{
-	switch (pat->lines) {
-	case DW_LINES_NONE:
-	case DW_LINES_ALL:
-		return true;
-	case DW_LINES_RELATIVE:
-		return line == decl_line + pat->ranges[0][0];
-	case DW_LINES_ABSOLUTE:
-		for (int i = 0; i < pat->nranges; i++)
-			if (pat->ranges[i][0] <= line && line <= pat->ranges[i][1])
-				return true;
-		return false;
-	}
-	return false;
-}
-
-static bool has_wildcard(const char *s)
+static bool is_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
 }
@@ -143,7 +27,7 @@ static bool refused(const struct dw_pattern *pat, const struct dw_function *f,
 {
 	if (!(f->flags & DWF_BLOCKED))
 		return false;
-	if (!has_wildcard(pat->function)) {
+	if (!is_glob(pat->function)) {
 		out->refused_name = f->name;
 		out->refused_why = f->why_blocked;
 	}
@@ -210,11 +94,6 @@ static uint64_t past_prologue(Dwarf_Die *function, uint64_t entry)
 		addr = points[0];
 	free(points);
 	return addr;
-}
-
-bool dw_usable(struct dw_module *m, uint64_t addr)
-{
-	return dw_in_text(m, addr) && !dw_blocked(m, addr);
 }
 
 static void function_die(void *arg, Dwarf_Die *die, enum dw_unit_die what, Dwarf_Off origin)
@@ -474,4 +353,5 @@ int dw_function_names(struct dw_module *m, const char ***names)
 			(*names)[n++] = ix->functions[i].name;
 	return n;
 }
+
 

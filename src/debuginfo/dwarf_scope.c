@@ -31,6 +31,14 @@ static const char *die_name(Dwarf_Die *die)
 	return dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
 }
 
+/* The DIE of the function or inlined instance SITE is in, or false (an ELF symbol's
+ * site has none). */
+static bool site_scope(const struct dw_site *site, Dwarf_Die *scope)
+{
+	return site->kind != DW_SITE_SYMBOL && dw_module_open(site->module) &&
+	       dwarf_offdie(site->module->dwarf, site->scope, scope);
+}
+
 /* Whether the variable has a value at ADDR: a constant, or a location covering it. */
 static bool available_at(Dwarf_Die *var, Dwarf_Addr addr)
 {
@@ -99,21 +107,26 @@ static void scope_variables(struct variable_list *vl, Dwarf_Die *scope)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The lexical block directly in SCOPE that holds ADDR, or false. */
+static bool block_holding(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *block)
+{
+	if (dwarf_child(scope, block) != 0)
+		return false;
+	do {
+		if (dwarf_tag(block) == DW_TAG_lexical_block && dwarf_haspc(block, addr) > 0)
+			return true;
+	} while (dwarf_siblingof(block, block) == 0);
+	return false;
+}
+
 /* At a statement: the variables of the lexical blocks holding ADDR, innermost first,
  * then SCOPE's own. */
 static void block_variables(struct variable_list *vl, Dwarf_Die *scope, Dwarf_Addr addr)
 {
-	Dwarf_Die child;
+	Dwarf_Die block;
 
-	if (dwarf_child(scope, &child) == 0) {
-		do {
-			if (dwarf_tag(&child) == DW_TAG_lexical_block &&
-			    dwarf_haspc(&child, addr) > 0) {
-				block_variables(vl, &child, addr);
-				break;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
+	if (block_holding(scope, addr, &block))
+		block_variables(vl, &block, addr);
 	scope_variables(vl, scope);
 }
 
@@ -236,8 +249,7 @@ char *dw_site_variables(const struct dw_site *site, bool with_return)
 	Dwarf_Die function;
 	Dwarf_Addr addr = site->addr - site->module->bias;
 
-	if (site->kind == DW_SITE_SYMBOL || !dw_module_open(site->module) ||
-	    !dwarf_offdie(site->module->dwarf, site->scope, &function))
+	if (!site_scope(site, &function))
 		return xstrdup("");
 	/* a function's entry, or a statement there: its blocks are those at ADDR */
 	vl.read_at = calls_fentry(site->module, site->addr) ? addr + 5 : addr;
@@ -301,17 +313,10 @@ static void search_scope(struct search *s, Dwarf_Die *scope)
 /* The blocks holding ADDR, innermost first, then SCOPE itself. */
 static void search_blocks(struct search *s, Dwarf_Die *scope, Dwarf_Addr addr)
 {
-	Dwarf_Die child;
+	Dwarf_Die block;
 
-	if (dwarf_child(scope, &child) == 0) {
-		do {
-			if (dwarf_tag(&child) == DW_TAG_lexical_block &&
-			    dwarf_haspc(&child, addr) > 0) {
-				search_blocks(s, &child, addr);
-				break;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
+	if (block_holding(scope, addr, &block))
+		search_blocks(s, &block, addr);
 	search_scope(s, scope);
 }
 
@@ -337,8 +342,7 @@ bool dw_find_variable(const struct dw_site *site, const char *name, Dwarf_Die *v
 	Dwarf_Die cu;
 	Dwarf_Addr addr = site->addr - site->module->bias;
 
-	if (site->kind == DW_SITE_SYMBOL || !dw_module_open(site->module) ||
-	    !dwarf_offdie(site->module->dwarf, site->scope, function)) {
+	if (!site_scope(site, function)) {
 		if (alternatives)
 			*alternatives = xstrdup("");
 		return false;
@@ -370,9 +374,7 @@ int dw_site_scope_variables(const struct dw_site *site, bool params, Dwarf_Die *
 	int n = 0;
 
 	*vars = NULL;
-	if (site->kind == DW_SITE_SYMBOL || !dw_module_open(site->module) ||
-	    !dwarf_offdie(site->module->dwarf, site->scope, &function) ||
-	    dwarf_child(&function, &child) != 0)
+	if (!site_scope(site, &function) || dwarf_child(&function, &child) != 0)
 		return 0;
 	do {
 		if (dwarf_tag(&child) != (params ? DW_TAG_formal_parameter : DW_TAG_variable) ||

@@ -1,7 +1,7 @@
 /*
- * user_symbols.c - the symbols and unwind tables of user-space programs and libraries,
- * written into the module for usymname(), ubacktrace() and the other functions of
- * tapset/ubacktrace.stp (runtime/usymbols.c uses them).
+ * user_symbols.c - the symbols and unwind tables of user-space programs and libraries
+ * that the module carries for usymname(), ubacktrace() and the other functions of
+ * tapset/ubacktrace.stp (user_symbols.h; translate/user_symbols_c.c writes them).
  *
  * Which files: those the script's probes are in (the probe families record them with
  * user_file_add() as they place a probe), those named with -d PATH, and with --ldd the
@@ -10,8 +10,8 @@
  * under --sysroot when one is given.  A file named with -d that cannot be read is a
  * warning, as in stap ("missing unwind/symbol data for module 'PATH'").
  *
- * Per file, into the module's C, only when the program uses those functions (their
- * embedded C says "pragma:usymbols"):
+ * Per file, only when the program uses those functions (their embedded C says
+ * "pragma:usymbols"):
  *   - its path where the module runs and its PT_LOAD segments (file offset to link-time
  *     address, for an address of a mapping of the file);
  *   - its function and object symbols: from .symtab, else .dynsym (libdwfl's choice,
@@ -25,10 +25,8 @@
  *     CFA - 8 (x86-64), or the linker's rule for a PLT's entries; ranges whose rule is
  *     anything else have no rule (the unwinding stops there), and consecutive ranges
  *     with the same rule are one.
- * Addresses are 32-bit offsets from the file's lowest link-time address; names and paths
- * are in one string table.  -vv says the size of each file's tables.
  */
-#include "translate/emit.h"
+#include "user_symbols.h"
 #include "cache.h"
 #include "hash.h"
 #include "dw.h"
@@ -38,7 +36,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,16 +60,15 @@ void user_file_add(struct session *s, const char *target, const char *file)
 	add_file(s, target, file);
 }
 
-/* Adds -d PATH's programs, then (--ldd) the libraries of every file; once a run.  The
- * warnings that -W made errors, counted. */
+/* The warnings about the files that -W made errors, counted (once a run). */
 static int resolve_errors;
 
-static void resolve_user_files(struct session *s)
+int user_files_resolve(struct session *s)
 {
 	static struct session *done;
 
 	if (done == s)
-		return;
+		return resolve_errors;
 	done = s;
 	for (int i = 0; i < s->symbol_programs.count; i++) {
 		const char *path = s->symbol_programs.items[i];
@@ -101,6 +97,7 @@ static void resolve_user_files(struct session *s)
 		strlist_free(&files);
 		free(why);
 	}
+	return resolve_errors;
 }
 
 bool program_uses_user_symbols(struct program *prog)
@@ -113,31 +110,10 @@ bool program_uses_user_symbols(struct program *prog)
 
 /* ---- one file's tables ---- */
 
-struct segment {
-	uint64_t offset, vaddr, memsz;
-	bool exec;
-};
-
 struct symbol_entry {
 	uint64_t addr;
 	int index;		/* in the symbol table: the last one at an address wins */
 	const char *name;
-};
-
-struct unwind_row {
-	uint32_t addr, rule;
-};
-
-struct user_table {
-	const struct user_file *uf;
-	uint64_t low, size;
-	struct segment *segments;
-	int nsegments;
-	uint32_t *sym_addrs;	/* nsyms + 1 */
-	uint32_t *sym_names;	/* offsets in the string table */
-	int nsyms;
-	struct unwind_row *rows;
-	int nrows, rows_cap;
 };
 
 /* The rule fields, as runtime/usymbols.c reads them. */
@@ -333,8 +309,7 @@ static int compare_symbols(const void *a, const void *b)
 	return x->index - y->index;
 }
 
-/* Adds NAME to the string table, giving its offset. */
-static uint32_t add_string(struct strbuf *strings, const char *name)
+uint32_t user_string_add(struct strbuf *strings, const char *name)
 {
 	uint32_t at = (uint32_t)strings->len;
 
@@ -378,7 +353,7 @@ static void read_symbols(struct user_table *t, Dwfl_Module *m, struct strbuf *st
 	t->sym_names = xcalloc(kept + 1, sizeof(*t->sym_names));
 	for (int i = 0; i < kept; i++) {
 		t->sym_addrs[i] = (uint32_t)(syms[i].addr - t->low);
-		t->sym_names[i] = add_string(strings, syms[i].name);
+		t->sym_names[i] = user_string_add(strings, syms[i].name);
 	}
 	t->sym_addrs[kept] = (uint32_t)t->size;
 	t->nsyms = kept;
@@ -399,7 +374,7 @@ static bool read_segments(struct user_table *t, Elf *elf)
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		t->segments = xrealloc(t->segments, (t->nsegments + 1) * sizeof(*t->segments));
-		t->segments[t->nsegments++] = (struct segment){
+		t->segments[t->nsegments++] = (struct user_segment){
 			ph.p_offset, ph.p_vaddr, ph.p_memsz, (ph.p_flags & PF_X) != 0,
 		};
 		if (ph.p_vaddr < low)
@@ -414,8 +389,7 @@ static bool read_segments(struct user_table *t, Elf *elf)
 	return t->size <= UINT32_MAX;
 }
 
-/* The tables of UF, or false (with the reason in *WHY). */
-static bool read_user_file(struct session *s, const struct user_file *uf, struct user_table *t,
+bool user_table_read(struct session *s, const struct user_file *uf, struct user_table *t,
 			   struct strbuf *strings, const char **why)
 {
 	int fd = open(uf->file, O_RDONLY | O_CLOEXEC);
@@ -476,134 +450,12 @@ out:
 	return ok;
 }
 
-static void free_table(struct user_table *t)
+void user_table_free(struct user_table *t)
 {
 	free(t->segments);
 	free(t->sym_addrs);
 	free(t->sym_names);
 	free(t->rows);
-}
-
-/* ---- the C ---- */
-
-/* "static const u32 NAME_I[] = { ... };" of COUNT numbers (STRIDE apart in VALUES) */
-static void emit_numbers(struct emitter *e, const char *name, int i, const uint32_t *values,
-			 int count, int stride)
-{
-	emit(e, "static const u32 %s_%d[] = {", name, i);
-	for (int k = 0; k < count; k++)
-		emit(e, "%s%u,", k % 12 ? " " : "\n\t", values[k * stride]);
-	emit(e, "%s};\n", count ? "\n" : " 0 ");
-}
-
-/* The string table as C string literals, one line of them per 96 bytes or so. */
-static void emit_strings(struct emitter *e, const struct strbuf *strings)
-{
-	emit(e, "static const char stp_usym_string_table[] =");
-	for (size_t at = 0; at < strings->len;) {
-		size_t n = strings->len - at < 96 ? strings->len - at : 96;
-		struct strbuf line = { 0 };
-
-		sb_putc(&line, '"');
-		for (size_t k = 0; k < n; k++) {
-			unsigned char c = (unsigned char)strings->data[at + k];
-
-			if (c == '"' || c == '\\')
-				sb_printf(&line, "\\%c", c);
-			else if (c >= 0x20 && c < 0x7f && c != '?')
-				sb_putc(&line, (char)c);
-			else	/* octal: a following digit cannot join it */
-				sb_printf(&line, "\\%03o", c);
-		}
-		sb_putc(&line, '"');
-		emit(e, "\n\t%s", line.data);
-		sb_free(&line);
-		at += n;
-	}
-	emit(e, "%s;\n\n", strings->len ? "" : " \"\"");
-}
-
-int user_symbols_emit(struct emitter *e, struct session *s, bool used)
-{
-	struct user_table *tables;
-	struct strbuf strings = { 0 };
-	int ntables = 0, errors;
-	uint32_t *paths;
-
-	resolve_user_files(s);
-	errors = resolve_errors;
-	if (!used)
-		return errors;
-	tables = xcalloc(s->nuser_files + 1, sizeof(*tables));
-	paths = xcalloc(s->nuser_files + 1, sizeof(*paths));
-	emit(e, "/* user-space symbols and unwind tables (runtime/usymbols.c) */\n");
-	for (int i = 0; i < s->nuser_files; i++) {
-		const struct user_file *uf = &s->user_files[i];
-		struct user_table *t = &tables[ntables];
-		const char *why;
-		size_t before = strings.len, bytes;
-
-		if (!read_user_file(s, uf, t, &strings, &why)) {
-			if (uf->named)
-				errors += diag_warning("missing unwind/symbol data for module '%s'",
-						       uf->target);
-			free_table(t);
-			strings.len = before;
-			continue;
-		}
-		paths[ntables] = add_string(&strings, uf->target);
-		bytes = strings.len - before + 8 * (t->nsyms + 1) + 8 * t->nrows +
-			t->nsegments * 32 + 128;
-		emit(e, "/* %s: %d symbols, %d unwind rows, %zu bytes */\n", uf->target,
-		     t->nsyms, t->nrows, bytes);
-		if (verbose_at(s, 3, 2))
-			fprintf(stderr, "Pass 3: symbols of %s: %d symbols, %d unwind rows, %zu "
-				"bytes\n", uf->target, t->nsyms, t->nrows, bytes);
-		emit(e, "static const struct stp_usym_segment stp_usym_segments_%d[] = {\n",
-		     ntables);
-		for (int k = 0; k < t->nsegments; k++)
-			emit(e, "\t{ %#" PRIx64 "UL, %#" PRIx64 "UL, %#" PRIx64 "UL, %s },\n",
-			     t->segments[k].offset, t->segments[k].vaddr, t->segments[k].memsz,
-			     t->segments[k].exec ? "true" : "false");
-		emit(e, "};\n");
-		emit_numbers(e, "stp_usym_addrs", ntables, t->sym_addrs, t->nsyms ? t->nsyms + 1 : 0, 1);
-		emit_numbers(e, "stp_usym_names", ntables, t->sym_names, t->nsyms, 1);
-		emit_numbers(e, "stp_usym_unwind_addrs", ntables, &t->rows[0].addr, t->nrows, 2);
-		emit_numbers(e, "stp_usym_unwind_rules", ntables, &t->rows[0].rule, t->nrows, 2);
-		emit(e, "\n");
-		ntables++;
-	}
-	emit_strings(e, &strings);
-	emit(e, "static struct stp_usym_file stp_usym_file_table[] = {\n");
-	for (int i = 0; i < ntables; i++) {
-		const struct user_table *t = &tables[i];
-		const char *target = t->uf->target, *base = strrchr(target, '/');
-		uint32_t name = paths[i] + (uint32_t)(base ? base + 1 - target : 0);
-
-		emit(e, "\t{ .path = stp_usym_string_table + %u, .name = stp_usym_string_table + %u,"
-		     "\n\t  .low = %#" PRIx64 "UL, .size = %#" PRIx64 "UL, .segments = "
-		     "stp_usym_segments_%d, .nsegments = %d,\n\t  .sym_addrs = stp_usym_addrs_%d, "
-		     ".sym_names = stp_usym_names_%d, .nsyms = %d,\n\t  .unwind_addrs = "
-		     "stp_usym_unwind_addrs_%d, .unwind_rules = stp_usym_unwind_rules_%d, "
-		     ".nunwind = %d },\n", paths[i], name, t->low, t->size, i, t->nsegments, i, i,
-		     t->nsyms, i, i, t->nrows);
-	}
-	emit(e, "\t{ .path = NULL }\n};\n\n");
-	/* the script's start and stop (translate.c) run the probes' between these */
-	emit(e, "static int stp_script_start_probes(void);\n"
-		"static void stp_script_stop_probes(bool run_end_probes);\n\n"
-		"static int stp_script_start(void)\n{\n\tint rc;\n\n"
-		"\tstp_usym_start(stp_usym_file_table, %d, stp_usym_string_table);\n"
-		"\trc = stp_script_start_probes();\n\tif (rc)\n\t\tstp_usym_stop();\n"
-		"\treturn rc;\n}\n\n"
-		"static void stp_script_stop(bool run_end_probes)\n{\n"
-		"\tstp_script_stop_probes(run_end_probes);\n\tstp_usym_stop();\n}\n\n", ntables);
-	for (int i = 0; i < ntables; i++)
-		free_table(&tables[i]);
-	free(tables);
-	free(paths);
-	sb_free(&strings);
-	return errors;
 }
 
 /* ---- the module cache ---- */
@@ -615,7 +467,7 @@ char *user_symbols_cache_key(struct session *s, struct program *prog, char *key)
 
 	if (!program_uses_user_symbols(prog) && !s->symbol_programs.count)
 		return key;
-	resolve_user_files(s);
+	user_files_resolve(s);
 	hasher_init(&h);
 	hash_string(&h, key);
 	hash_string(&h, s->sysroot);
@@ -648,3 +500,4 @@ char *user_symbols_cache_key(struct session *s, struct program *prog, char *key)
 	free(key);
 	return hasher_hex(&h);
 }
+

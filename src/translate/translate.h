@@ -9,6 +9,8 @@
  *   translate_stmt.c      statements, as lines of C in a body
  *   translate.c           the module's layout: globals, frames, bodies, tables, start/stop
  *   emit.c                the output and C literals (emit.h), shared with the families
+ *   user_symbols_c.c      the user-space files' symbols and unwind tables, as C (stap.h's
+ *                         user_symbols_emit(); debuginfo/user_symbols.c reads them)
  */
 #ifndef TRANSLATE_H
 #define TRANSLATE_H
