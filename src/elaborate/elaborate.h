@@ -16,7 +16,7 @@
  *   cast.c       @cast and @var; target_access.c  ->member, [index] and pretty-printing
  *   target_info.c  the target's debuginfo, kernel addresses, modules' static variables
  *   privilege.c  --privilege; regex.c  =~ (regular expressions compiled to C)
- *   debuginfo/kernel_symbols.c  the target kernel's function names
+ *   kernel_symbols.c  the target kernel's function names (kallsyms, System.map)
  * Their diagnostics go through semantic_error() and friends (diag.c).
  *
  * The calls go one way: elaborate.c calls the steps; resolve.c calls derive.c (the probes

@@ -7,7 +7,7 @@
  * symbols (t, T) are functions.  Modules' functions are not looked up here: as in stap,
  * kprobe.module(M).function(F) is resolved when the module is there, at run time.
  */
-#include "elaborate/elaborate.h"
+#include "elaborate.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
