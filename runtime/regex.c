@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * regex.c - str =~ "re": matching a string with the automata pass 3 compiled from the
- * regular expression (src/regex.c says how they are made and what a match is).
+ * regular expression (src/elaborate/regex.c says how they are made and what a match is).
  *
  * Bounded time, no allocation, no recursion: a DFA of the reversed expression read
  * backwards finds where the leftmost match starts (an expression anchored by ^ has none:

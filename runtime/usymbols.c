@@ -5,7 +5,8 @@
  * tapset/ubacktrace.stp are made of.  Compiled only when the script uses them
  * (STP_USYMBOLS, which pass 3 defines).
  *
- * Pass 3 (src/user_symbols.c) writes one table per program or library the module knows:
+ * Pass 3 (src/translate/user_symbols_c.c, from what src/debuginfo/user_symbols.c read)
+ * writes one table per program or library the module knows:
  * the files the script probes, those named with -d PATH, and with --ldd the libraries they
  * need.  Each has its path where the module runs, its PT_LOAD segments, its function
  * and object symbols (start addresses sorted, a symbol reaching to the next one's start

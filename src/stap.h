@@ -280,7 +280,7 @@ struct target_component {
  * What pass 2 made of a target variable, @var or @cast and its ->member and [index]
  * components, against the debuginfo: where the value starts (the C of a location), the
  * steps from there through memory, and what the result is.  Pass 3 writes the C that
- * follows it at run time through the runtime's fault-safe reads (translate_target.c).
+ * follows it at run time through the runtime's fault-safe reads (translate/translate_expr.c).
  * The model: an address A starts at START (or START is the value itself, when nothing
  * follows); each step moves A; the result is read at A.
  */

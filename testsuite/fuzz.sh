@@ -19,7 +19,7 @@ export STAPLER_FUZZ_TAPSET=$top/testsuite/semantic/tapdir
 # a free within an input.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=1}
 target=$work/fuzz_frontend
-sources=("$top/testsuite/fuzz/fuzz_frontend.c" "$top/staprun/modimage.c")  # cache.c renames modules
+sources=("$top/testsuite/fuzz/fuzz_frontend.c" "$top/staprun/modimage.c")  # build/module_cache.c renames modules
 for f in "$top"/src/*.c "$top"/src/*/*.c; do
 	[ "$(basename "$f")" = main.c ] || sources+=("$f")
 done
