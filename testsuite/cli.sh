@@ -283,3 +283,27 @@ if [ ${#missing[@]} -eq 0 ]; then
 else
 	fail "cli: every man page a message cites exists (missing: ${missing[*]})"
 fi
+
+# doc/ names every source file, so a newcomer finds each one from the notes: a file of
+# src/FOLDER/ by "FOLDER/NAME.c", one at src/'s top by its name, one of runtime/ by
+# "runtime/NAME.c" or, in doc/runtime.md (whose table lists them), by its name.
+named_in_doc() {	# WORD FILES...: WORD stands in FILES, not inside a longer path or name
+	local word=${1//./\\.}
+	shift
+	grep -Eq "(^|[^A-Za-z0-9_./-])(src/|runtime/)?$word([^A-Za-z0-9_]|$)" "$@"
+}
+missing=()
+for f in "$top"/src/*.c "$top"/src/*/*.c; do
+	rel=${f#"$top"/src/}
+	named_in_doc "$rel" "$top"/doc/*.md || missing+=("src/$rel")
+done
+for f in "$top"/runtime/*.c; do
+	name=$(basename "$f")
+	named_in_doc "runtime/$name" "$top"/doc/*.md || named_in_doc "$name" "$top/doc/runtime.md" ||
+		missing+=("runtime/$name")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	pass "cli: doc/ names every file of src/ and runtime/"
+else
+	fail "cli: doc/ names every file of src/ and runtime/ (not named: ${missing[*]})"
+fi
