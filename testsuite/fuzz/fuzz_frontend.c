@@ -3,7 +3,8 @@
  * print the tree back (-p1), then elaborate and print the program (-p2), for any input.
  * Built and run by testsuite/fuzz.sh:
  *
- *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING ... src/[!m]*.c
+ *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING -iquote src ... src/*.c src/*/*.c
+ *   (all but src/main.c)
  *
  * Every input runs against a pretend kernel (no symbol table: kprobes fail to resolve),
  * two script arguments, a small macro library and the tapset folder named by
@@ -11,7 +12,7 @@
  * reported.
  */
 #include "stap.h"
-#include "family.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>
