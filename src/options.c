@@ -464,7 +464,30 @@ static bool *flag_option(struct session *s, int opt)
 	}
 }
 
-/* Option OPT, getopt_long()'s answer (its argument in optarg), other than a flag's. */
+/* The text of the session that option OPT sets to its argument, or NULL. */
+static const char **text_option(struct session *s, int opt)
+{
+	switch (opt) {
+	case 'R': return &s->runtime_dir;
+	case 'o': return &s->output_file;
+	case 'c': return &s->target_cmd;
+	case OPT_TMPDIR: return &s->tmpdir_parent;
+	default: return NULL;
+	}
+}
+
+/* The list of the session that option OPT adds its argument to, as it is, or NULL. */
+static struct strlist *list_option(struct session *s, int opt)
+{
+	switch (opt) {
+	case 'I': return &s->include_dirs;
+	case 'B': return &s->make_args;
+	default: return NULL;
+	}
+}
+
+/* Option OPT, getopt_long()'s answer (its argument in optarg), when it does more than
+ * set a flag, a text or add to a list. */
 static void take_option(struct session *s, struct cli_state *cli, int opt)
 {
 	switch (opt) {
@@ -491,18 +514,9 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 			usage_error("only one -e script is allowed");
 		s->script_text = optarg;
 		break;
-	case 'I':
-		strlist_add(&s->include_dirs, optarg);
-		break;
 	case 'D':
 		check_define(optarg);
 		strlist_add(&s->defines, optarg);
-		break;
-	case 'B':
-		strlist_add(&s->make_args, optarg);
-		break;
-	case 'R':
-		s->runtime_dir = optarg;
 		break;
 	case 'r':
 		cli->r_option = optarg;
@@ -513,12 +527,6 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 				    "at most 55 characters", optarg);
 		s->module_name = optarg;
 		break;
-	case 'o':
-		s->output_file = optarg;
-		break;
-	case OPT_TMPDIR:
-		s->tmpdir_parent = optarg;
-		break;
 	case OPT_DISABLE_CACHE:
 		cache_mode = CACHE_DISABLED;
 		break;
@@ -528,9 +536,6 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		break;
 	case OPT_CLEAN_CACHE:
 		cli->clean_cache = true;
-		break;
-	case 'c':
-		s->target_cmd = optarg;
 		break;
 	case 'x':
 		s->target_pid = parse_count(optarg, 1, INT_MAX, "-x", "process id");
@@ -657,9 +662,15 @@ void parse_options(struct session *s, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:Fd:",
 				  long_options, NULL)) != -1) {
 		bool *flag = flag_option(s, opt);
+		const char **text = text_option(s, opt);
+		struct strlist *list = list_option(s, opt);
 
 		if (flag)
 			*flag = true;
+		else if (text)
+			*text = optarg;
+		else if (list)
+			strlist_add(list, optarg);
 		else
 			take_option(s, &cli, opt);
 	}
