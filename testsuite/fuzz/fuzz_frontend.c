@@ -3,8 +3,8 @@
  * print the tree back (-p1), then elaborate and print the program (-p2), for any input.
  * Built and run by testsuite/fuzz.sh:
  *
- *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING -iquote src ... src/*.c src/*/*.c
- *   (all but src/main.c)
+ *   clang -fsanitize=fuzzer,address,undefined -DSTAP_FUZZING -iquote src ... (every .c
+ *   file of src/ and its folders but src/main.c)
  *
  * Every input runs against a pretend kernel (no symbol table: kprobes fail to resolve),
  * two script arguments, a small macro library and the tapset folder named by
