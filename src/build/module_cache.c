@@ -22,11 +22,8 @@
 #include "../../staprun/modimage.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
