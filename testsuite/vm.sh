@@ -170,6 +170,10 @@ for dir in "$top"/testsuite/harness/*/; do
 	mkdir -p "$work/batch/$name"
 	cp "$ko" "$dir/run" "$work/batch/$name/"
 	echo $JOB_TIMEOUT >"$work/batch/$name/timeout"
+	# a test of the harness's limits has its own
+	for f in timeout grace; do
+		[ -f "$dir/$f" ] && cp "$dir/$f" "$work/batch/$name/"
+	done
 	harness_tests+=("$name")
 done
 
@@ -186,7 +190,11 @@ start=$(date +%s)
 	2>"$work/vm-batch.log"
 batch_status=$?
 echo "vm: one boot, $(ls "$work/batch" | wc -l) jobs, $(($(date +%s) - start)) s"
-if [ $batch_status -ne 0 ]; then
+# a job without a result fails below; here, what else went wrong (the guest did not
+# boot, the run overran; the harness's deliberately stuck job and a boot that worked the
+# second time aside)
+if [ $batch_status -ne 0 ] && grep -v -e fixture_stuck -e 'booting again' "$work/vm-batch.log" |
+	grep -qE 'did not boot|timed out|stopped before finishing|stopped responding'; then
 	fail "vm: the guest ran every job (vm-batch status $batch_status)" \
 		"$(cat "$work/vm-batch.log")" "$(tail -n 30 "$work/results/console.log" 2>/dev/null)"
 fi
