@@ -91,6 +91,57 @@
 #define stp_pde_data(inode) PDE_DATA(inode)
 #endif
 
+/* no_llseek: a file that cannot seek (6.12 dropped it: a NULL .llseek says the same). */
+#ifdef STP_HAVE_NO_LLSEEK
+#define stp_no_llseek no_llseek
+#else
+#define stp_no_llseek NULL
+#endif
+
+/* ---- user-space probes (uprobe.c) ---- */
+#include <linux/err.h>
+#include <linux/uprobes.h>
+
+/*
+ * Registering a uprobe gives a handle that unregistering takes.  6.12: uprobe_register()
+ * returns the struct uprobe (or an ERR_PTR) and takes the SDT semaphore's offset (0: none);
+ * uprobe_unregister_nosync() of each, then one uprobe_unregister_sync(), after which no
+ * handler runs.  Before: uprobe_register() / uprobe_register_refctr() return 0 or an error,
+ * and uprobe_unregister() returns when no handler of its consumer runs (the sync is empty).
+ */
+#ifdef STP_HAVE_UPROBE_UNREGISTER_NOSYNC
+typedef struct uprobe *stp_uprobe_handle;
+
+static inline int stp_uprobe_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+				      struct uprobe_consumer *uc, stp_uprobe_handle *handle)
+{
+	struct uprobe *u = uprobe_register(inode, offset, ref_ctr_offset, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*handle = u;
+	return 0;
+}
+
+#define stp_uprobe_unregister_nosync(inode, offset, uc, handle)	\
+	uprobe_unregister_nosync((handle), (uc))
+#define stp_uprobe_unregister_sync() uprobe_unregister_sync()
+#else
+typedef int stp_uprobe_handle;		/* nothing to keep */
+
+static inline int stp_uprobe_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+				      struct uprobe_consumer *uc, stp_uprobe_handle *handle)
+{
+	*handle = 0;
+	return ref_ctr_offset ? uprobe_register_refctr(inode, offset, ref_ctr_offset, uc) :
+				uprobe_register(inode, offset, uc);
+}
+
+#define stp_uprobe_unregister_nosync(inode, offset, uc, handle)	\
+	uprobe_unregister((inode), (offset), (uc))
+#define stp_uprobe_unregister_sync() do { } while (0)
+#endif
+
 /* ---- associative arrays (map.c) ---- */
 #include <linux/list_sort.h>
 

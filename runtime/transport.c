@@ -66,7 +66,7 @@ static inline void stp_relay_unlock(unsigned long flags)
 static const struct file_operations stp_empty_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.llseek = no_llseek,
+	.llseek = stp_no_llseek,
 };
 
 static int stp_bulkmode_file_create(struct dentry *dir)
@@ -240,7 +240,7 @@ static const struct file_operations stp_ctl_fops = {
 	.read = stp_ctl_read,
 	.write = stp_ctl_write,
 	.poll = stp_ctl_poll,
-	.llseek = no_llseek,
+	.llseek = stp_no_llseek,
 };
 
 /* ---- relay ---- */

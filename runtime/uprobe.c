@@ -45,6 +45,7 @@ struct stp_uprobe_probe {
 	/* run-time state */
 	struct uprobe_consumer consumer;
 	struct uprobe_consumer entry_consumer;
+	stp_uprobe_handle handle, entry_handle;	/* what unregistering takes */
 	struct inode *inode;
 	struct inode *process_inode;
 	struct stp_uprobe_slot *slots;	/* STP_UPROBE_SLOTS of them, data after each */
@@ -240,15 +241,17 @@ static int stp_uprobe_register_one(struct stp_uprobe_probe *u)
 		u->consumer.handler = stp_uprobe_handler;
 	if (u->entry_probe) {
 		u->entry_consumer.handler = stp_uprobe_entry_handler;
-		rc = uprobe_register(u->inode, u->entry_offset, &u->entry_consumer);
+		rc = stp_uprobe_register(u->inode, u->entry_offset, 0, &u->entry_consumer,
+					 &u->entry_handle);
 		if (rc)
 			goto out;
 	}
-	rc = u->semaphore ? uprobe_register_refctr(u->inode, u->offset, u->semaphore,
-						   &u->consumer) :
-			    uprobe_register(u->inode, u->offset, &u->consumer);
-	if (rc && u->entry_probe)
-		uprobe_unregister(u->inode, u->entry_offset, &u->entry_consumer);
+	rc = stp_uprobe_register(u->inode, u->offset, u->semaphore, &u->consumer, &u->handle);
+	if (rc && u->entry_probe) {
+		stp_uprobe_unregister_nosync(u->inode, u->entry_offset, &u->entry_consumer,
+					     u->entry_handle);
+		stp_uprobe_unregister_sync();	/* before the slots go */
+	}
 	goto out;
 fail:
 	rc = IS_ERR(u->inode) ? PTR_ERR(u->inode) : PTR_ERR(u->process_inode);
@@ -265,15 +268,27 @@ out:
 
 static __maybe_unused void stp_uprobes_unregister(struct stp_uprobe_probe *probes, size_t count)
 {
+	bool any = false;
+
 	for (size_t i = 0; i < count; i++) {
 		struct stp_uprobe_probe *u = &probes[i];
 
 		if (!u->registered)
 			continue;
-		/* returns when no handler of ours runs or will (the uprobe's rwsem) */
-		uprobe_unregister(u->inode, u->offset, &u->consumer);
+		stp_uprobe_unregister_nosync(u->inode, u->offset, &u->consumer, u->handle);
 		if (u->entry_probe)
-			uprobe_unregister(u->inode, u->entry_offset, &u->entry_consumer);
+			stp_uprobe_unregister_nosync(u->inode, u->entry_offset, &u->entry_consumer,
+						     u->entry_handle);
+		any = true;
+	}
+	/* then no handler of ours runs or will: the probes' state can go */
+	if (any)
+		stp_uprobe_unregister_sync();
+	for (size_t i = 0; i < count; i++) {
+		struct stp_uprobe_probe *u = &probes[i];
+
+		if (!u->registered)
+			continue;
 		u->registered = false;
 		stp_uprobe_release(u);
 	}
