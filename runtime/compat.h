@@ -206,6 +206,28 @@ static inline void stp_list_sort(void *priv, struct list_head *head,
 #define stp_strncpy_from_user_nofault(dst, src, n) strncpy_from_unsafe_user(dst, src, n)
 #endif
 
+/*
+ * strlcpy(): the runtime and pass 3 use strscpy(), but the embedded C of scripts and
+ * tapsets written for older kernels calls strlcpy(); where the kernel no longer has it
+ * (6.8+), this one does what it did: copy what fits, terminate, return strlen(src).
+ */
+#include <linux/string.h>
+#ifndef STP_HAVE_STRLCPY
+static inline size_t stp_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+#define strlcpy stp_strlcpy
+#endif
+
 /* 6.1: ktime_get_real_fast_ns(), NMI-safe wall time (5.1+; no such reader before). */
 #define stp_ktime_get_real_fast_ns() ktime_get_real_fast_ns()
 

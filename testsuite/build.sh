@@ -59,6 +59,12 @@ GET_RANDOM_U32_BELOW random.h u32 get_random_u32_below\(
 TASK_WORK_CANCEL_FUNC task_work.h task_work_cancel_func\(struct task_struct \*, task_work_func_t\)
 LIST_SORT_CONST list_sort.h ^[[:space:]]*const struct list_head \*, const struct list_head \*\);
 TASK_WORK_CANCEL_CB task_work.h ^bool task_work_cancel\(struct task_struct \*task, struct callback_head \*cb\)
+UPROBE_UNREGISTER_NOSYNC uprobes.h void uprobe_unregister_nosync\(
+NO_LLSEEK fs.h ^#define no_llseek 
+STRLCPY string.h size_t strlcpy\(
+BDEV_PARTNO blkdev.h u8 bdev_partno\(
+ITER_IOV uio.h iovec \*iter_iov\(const struct iov_iter
+ITER_IS_UBUF uio.h bool iter_is_ubuf\(const struct iov_iter
 EOF
 	if [ ${#wrong[@]} -eq 0 ]; then
 		pass "build: the kernel API tests agree with the reference kernel's headers"
@@ -113,6 +119,16 @@ check "a changed -D misses the cache" has '^Pass 4: compiled C into' "$out"
 details=$out
 check "the kernel API tests are not run again" \
 	has '^Pass 4: using cached kernel API tests .*/stp_autoconf.h$' "$out"
+
+# 4b. a release without a build tree: stap's check of its .config, and the packages to install,
+# before any compiling (no kernel API test runs)
+out=$(cd "$work/c" && "$STAP" -v -p4 -r 6.0.0-99-nosuch-amd64 -m b_nosuch ../hello.stp 2>&1)
+status=$?
+details=$out
+check "a release with no build tree names the file checked, the packages, and compiles nothing" \
+	test $status = 1 -a -n "$(grep -Fx 'ERROR: Checking "/lib/modules/6.0.0-99-nosuch-amd64/build/.config" failed with error: No such file or directory' <<<"$out")" \
+	-a -n "$(grep -F 'apt-get install linux-headers-6.0.0-99-nosuch-amd64 linux-image-6.0.0-99-nosuch-amd64-dbg' <<<"$out")" \
+	-a -z "$(grep -E 'kernel API|compiled C' <<<"$out")"
 
 # 5. a compiler error in embedded C points at the script's line; make's chatter is left out
 printf '%s\n' 'function f() %{' '	int x = 1;' '	this is not C;' '%}' 'probe begin { f() }' \

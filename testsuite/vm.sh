@@ -26,6 +26,12 @@
 # says otherwise (the harness tests check their own verdicts).
 # STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
 # extended globs work: STAPLER_VM_ONLY='@(hello|arrays)'.
+#
+# The second kernel (testsuite/vm/reference-release --second: Debian 12's 6.12 LTS) runs
+# the tests of testsuite/run/second-kernel.list (at least one per probe family) in a boot
+# of its own, named "build 6.12: NAME" and "run 6.12: NAME".  Where that kernel decides
+# the output, NAME.6.12.out (.err, .status) is its twin of NAME.out.
+# STAPLER_SECOND_KERNEL_RELEASE=none skips it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 shopt -s extglob
 
@@ -42,11 +48,9 @@ fi
 # one run per work folder
 exec 9>"${TMPDIR:-/tmp}/stapler-vm.lock"
 flock 9
-kbuild=/lib/modules/$rel/build
-kernel_modules=$(dirname "$("$vm/kernel-image" "$rel")")/modules
 work=$WORK/vm
 rm -rf "$work"
-mkdir -p "$work/build" "$work/batch" "$work/results"
+mkdir -p "$work"
 JOB_TIMEOUT=30
 PARALLEL=$(nproc 2>/dev/null || echo 2)
 
@@ -77,10 +81,11 @@ else
 	fail "uprograms: the sysroot builds (testsuite/uprograms/build)" "$out"
 fi
 
-# ---- builds (layer 3), in parallel ----
+# ---- one kernel: builds (layer 3) in parallel, its jobs, one boot (layer 4) ----
 
+# build_one NAME: stap -p4 of run/NAME.stp for $rel, in $kwork/build/NAME
 build_one() {
-	local name=$1 dir=$work/build/$1
+	local name=$1 dir=$kwork/build/$1
 	local -a opts args
 	mkdir -p "$dir"
 	cp "$top/testsuite/run/$name.stp" "$dir/"
@@ -93,6 +98,124 @@ build_one() {
 	echo $? >"$dir/status"
 }
 
+# build_all NAME...: every build, $PARALLEL at a time; then a job in $kwork/batch for each
+# module built ("build$label: NAME" passes or fails)
+build_all() {
+	local running=0 name dir job m ko kernel_modules
+	kernel_modules=$(dirname "$("$vm/kernel-image" "$rel")")/modules
+	for name in "$@"; do
+		build_one "$name" &
+		running=$((running + 1))
+		if [ $running -ge "$PARALLEL" ]; then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+	wait
+	for name in "$@"; do
+		dir=$kwork/build/$name
+		if [ "$(cat "$dir/status")" != 0 ] || [ "$(cat "$dir/stdout")" != "$name.ko" ] ||
+			[ ! -f "$dir/$name.ko" ]; then
+			fail "build$label: $name (stap -p4 status $(cat "$dir/status"))" \
+				"$(cat "$dir/stdout" "$dir/stderr")"
+			continue
+		fi
+		pass "build$label: $name"
+		job=$kwork/batch/$name
+		mkdir -p "$job"
+		cp "$dir/$name.ko" "$job/"
+		# NAME.modules: modules of the kernel's image package the job loads
+		if [ -f "$top/testsuite/run/$name.modules" ]; then
+			for m in $(cat "$top/testsuite/run/$name.modules"); do
+				# compressed as 6.12's package ships them (.ko.xz): the guest's
+				# insmod takes a plain .ko
+				ko=$(find "$kernel_modules" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
+				case "$ko" in
+				'') echo "no module $m in $kernel_modules" ;;
+				*.xz) xz -dc "$ko" >"$job/$m.ko" ;;
+				*) cp "$ko" "$job/" ;;
+				esac
+			done
+		fi
+		if [ -f "$top/testsuite/run/$name.job" ]; then
+			cp "$top/testsuite/run/$name.job" "$job/run"
+		else
+			echo "staprun $name.ko" >"$job/run"
+		fi
+		if [ -f "$top/testsuite/run/$name.timeout" ]; then
+			cp "$top/testsuite/run/$name.timeout" "$job/timeout"
+		else
+			echo $JOB_TIMEOUT >"$job/timeout"
+		fi
+	done
+}
+
+# boot_and_compare NAME...: one boot of $rel for $kwork/batch, then each run's status,
+# kernel verdict, output and errors against run/NAME.out (NAME.SERIES.out first: the
+# kernel series' twin, e.g. NAME.6.12.out)
+boot_and_compare() {
+	local start batch_status name r base expected_status f
+	local -a problems
+	start=$(date +%s)
+	"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
+		"${sysroot_opt[@]}" \
+		"$kwork/batch" "$kwork/results" \
+		2>"$kwork/vm-batch.log"
+	batch_status=$?
+	echo "vm: $rel: $(ls "$kwork/batch" | wc -l) jobs in one boot, $(($(date +%s) - start)) s"
+	# a job without a result fails below; here, what else went wrong (the guest did not
+	# boot, the run overran; the harness's deliberately stuck job and a boot that worked
+	# the second time aside)
+	if [ $batch_status -ne 0 ] && grep -v -e fixture_stuck -e 'booting again' \
+		"$kwork/vm-batch.log" |
+		grep -qE 'did not boot|timed out|stopped before finishing|stopped responding'; then
+		fail "vm$label: the guest ran every job (vm-batch status $batch_status)" \
+			"$(cat "$kwork/vm-batch.log")" \
+			"$(tail -n 30 "$kwork/results/console.log" 2>/dev/null)"
+	fi
+	for name in "$@"; do
+		r=$kwork/results/$name
+		[ -d "$kwork/batch/$name" ] || continue
+		base=$top/testsuite/run/$name
+		# the kernel series' twins (NAME.6.12.out ...) where that kernel decides
+		declare -A expected=()
+		for f in out err status; do
+			expected[$f]=$base.$f
+			[ -n "$series" ] && [ -f "$base.$series.$f" ] && expected[$f]=$base.$series.$f
+		done
+		expected_status=0
+		[ -f "${expected[status]}" ] && expected_status=$(cat "${expected[status]}")
+		if [ ! -f "$r/status" ]; then
+			fail "run$label: $name (no result)"
+			continue
+		fi
+		problems=()
+		[ "$(cat "$r/status")" = "$expected_status" ] ||
+			problems+=("exit status $(cat "$r/status"), expected $expected_status")
+		[ "$(cat "$r/verdict")" = clean ] ||
+			problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
+		if [ ${#problems[@]} -gt 0 ]; then
+			fail "run$label: $name" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" \
+				"stderr:" "$(cat "$r/stderr")"
+			continue
+		fi
+		expect_same "run$label: $name (output)" "${expected[out]}" "$r/stdout"
+		if [ -f "${expected[err]}" ] || [ -s "$r/stderr" ]; then
+			expect_same "run$label: $name (errors)" "${expected[err]}" "$r/stderr"
+		fi
+	done
+}
+
+# use_kernel REL LABEL: the kernel the functions above work on, and its work folder
+use_kernel() {
+	rel=$1 label=$2
+	series=${2# }
+	kwork=$work/$rel
+	mkdir -p "$kwork/build" "$kwork/batch" "$kwork/results"
+}
+
+# ---- the reference kernel: every run/ test and the harness's own tests ----
+
 names=()
 for script in "$top"/testsuite/run/*.stp; do
 	[ -e "$script" ] || continue
@@ -101,51 +224,13 @@ for script in "$top"/testsuite/run/*.stp; do
 	[[ -n "${STAPLER_VM_ONLY:-}" && $name != ${STAPLER_VM_ONLY} ]] && continue
 	names+=("$name")
 done
-running=0
-for name in "${names[@]}"; do
-	build_one "$name" &
-	running=$((running + 1))
-	if [ $running -ge "$PARALLEL" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
-done
-wait
-
-for name in "${names[@]}"; do
-	dir=$work/build/$name
-	if [ "$(cat "$dir/status")" != 0 ] || [ "$(cat "$dir/stdout")" != "$name.ko" ] ||
-		[ ! -f "$dir/$name.ko" ]; then
-		fail "build: $name (stap -p4 status $(cat "$dir/status"))" "$(cat "$dir/stdout" "$dir/stderr")"
-		continue
-	fi
-	pass "build: $name"
-	job=$work/batch/$name
-	mkdir -p "$job"
-	cp "$dir/$name.ko" "$job/"
-	# NAME.modules: modules of the reference kernel's image package the job loads
-	if [ -f "$top/testsuite/run/$name.modules" ]; then
-		for m in $(cat "$top/testsuite/run/$name.modules"); do
-			ko=$(find "$kernel_modules" -name "$m.ko" | head -n 1)
-			[ -n "$ko" ] && cp "$ko" "$job/" || echo "no module $m in $kernel_modules"
-		done
-	fi
-	if [ -f "$top/testsuite/run/$name.job" ]; then
-		cp "$top/testsuite/run/$name.job" "$job/run"
-	else
-		echo "staprun $name.ko" >"$job/run"
-	fi
-	if [ -f "$top/testsuite/run/$name.timeout" ]; then
-		cp "$top/testsuite/run/$name.timeout" "$job/timeout"
-	else
-		echo $JOB_TIMEOUT >"$job/timeout"
-	fi
-done
+use_kernel "$rel" ""
+build_all "${names[@]}"
 
 # A module for another kernel is refused before the kernel sees it (the host is not
 # the reference kernel); and a file that is not a module is refused too.
-if [ -f "$work/build/hello/hello.ko" ] && [ "$(uname -r)" != "$rel" ]; then
-	if out=$("$STAPRUN" "$work/build/hello/hello.ko" 2>&1); then
+if [ -f "$kwork/build/hello/hello.ko" ] && [ "$(uname -r)" != "$rel" ]; then
+	if out=$("$STAPRUN" "$kwork/build/hello/hello.ko" 2>&1); then
 		fail "staprun: refuses a module built for another kernel (it ran)" "$out"
 	elif grep -q "was built for kernel \"$rel\", but this is kernel \"$(uname -r)\"" <<<"$out"; then
 		pass "staprun: refuses a module built for another kernel"
@@ -167,63 +252,50 @@ for dir in "$top"/testsuite/harness/*/; do
 		fail "harness: fixture $fixture builds" "$ko"
 		continue
 	fi
-	mkdir -p "$work/batch/$name"
-	cp "$ko" "$dir/run" "$work/batch/$name/"
-	echo $JOB_TIMEOUT >"$work/batch/$name/timeout"
+	mkdir -p "$kwork/batch/$name"
+	cp "$ko" "$dir/run" "$kwork/batch/$name/"
+	echo $JOB_TIMEOUT >"$kwork/batch/$name/timeout"
 	# a test of the harness's limits has its own
 	for f in timeout grace; do
-		[ -f "$dir/$f" ] && cp "$dir/$f" "$work/batch/$name/"
+		[ -f "$dir/$f" ] && cp "$dir/$f" "$kwork/batch/$name/"
 	done
 	harness_tests+=("$name")
 done
 
 # ---- one boot (layer 4) ----
 
-if [ -z "$(ls "$work/batch")" ]; then
-	skip "vm: the guest run (nothing was built)"
-	exit 0
-fi
-start=$(date +%s)
-"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
-	"${sysroot_opt[@]}" \
-	"$work/batch" "$work/results" \
-	2>"$work/vm-batch.log"
-batch_status=$?
-echo "vm: one boot, $(ls "$work/batch" | wc -l) jobs, $(($(date +%s) - start)) s"
-# a job without a result fails below; here, what else went wrong (the guest did not
-# boot, the run overran; the harness's deliberately stuck job and a boot that worked the
-# second time aside)
-if [ $batch_status -ne 0 ] && grep -v -e fixture_stuck -e 'booting again' "$work/vm-batch.log" |
-	grep -qE 'did not boot|timed out|stopped before finishing|stopped responding'; then
-	fail "vm: the guest ran every job (vm-batch status $batch_status)" \
-		"$(cat "$work/vm-batch.log")" "$(tail -n 30 "$work/results/console.log" 2>/dev/null)"
+if [ -n "$(ls "$kwork/batch")" ]; then
+	boot_and_compare "${names[@]}"
+	for name in "${harness_tests[@]}"; do
+		bash "$top/testsuite/harness/$name/check" "$kwork/results/$name"
+	done
+else
+	skip "vm: the guest run of $rel (nothing was built)"
 fi
 
-for name in "${names[@]}"; do
-	r=$work/results/$name
-	[ -d "$work/batch/$name" ] || continue
-	base=$top/testsuite/run/$name
-	expected_status=0
-	[ -f "$base.status" ] && expected_status=$(cat "$base.status")
-	if [ ! -f "$r/status" ]; then
-		fail "run: $name (no result)"
-		continue
-	fi
-	problems=()
-	[ "$(cat "$r/status")" = "$expected_status" ] ||
-		problems+=("exit status $(cat "$r/status"), expected $expected_status")
-	[ "$(cat "$r/verdict")" = clean ] ||
-		problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
-	if [ ${#problems[@]} -gt 0 ]; then
-		fail "run: $name" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" "stderr:" "$(cat "$r/stderr")"
-		continue
-	fi
-	expect_same "run: $name (output)" "$base.out" "$r/stdout"
-	if [ -f "$base.err" ] || [ -s "$r/stderr" ]; then
-		expect_same "run: $name (errors)" "$base.err" "$r/stderr"
-	fi
-done
+# ---- the second kernel: the tests of run/second-kernel.list, in a boot of its own ----
 
-for name in "${harness_tests[@]}"; do
-	bash "$top/testsuite/harness/$name/check" "$work/results/$name"
-done
+if ! second=$("$vm/reference-release" --second 2>/dev/null); then
+	skip "vm: the second kernel (none: STAPLER_SECOND_KERNEL_RELEASE=none)"
+elif [ ! -d "/lib/modules/$second/build" ]; then
+	skip "vm: the second kernel (no build tree for $second; run ./setup)"
+else
+	second_names=()
+	while read -r name rest; do
+		[[ -z $name || $name == '#'* ]] && continue
+		# shellcheck disable=SC2053
+		[[ -n "${STAPLER_VM_ONLY:-}" && $name != ${STAPLER_VM_ONLY} ]] && continue
+		if [ ! -f "$top/testsuite/run/$name.stp" ]; then
+			fail "vm: $name of run/second-kernel.list has no run/$name.stp"
+			continue
+		fi
+		second_names+=("$name")
+	done <"$top/testsuite/run/second-kernel.list"
+	use_kernel "$second" " $(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$second")"
+	if [ ${#second_names[@]} -gt 0 ]; then
+		build_all "${second_names[@]}"
+		if [ -n "$(ls "$kwork/batch")" ]; then
+			boot_and_compare "${second_names[@]}"
+		fi
+	fi
+fi

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <dirent.h>
 #include <ctype.h>
 #include <unistd.h>
@@ -338,12 +339,32 @@ static void show_log(const char *path)
 	free(log);
 }
 
+/*
+ * The kernel's build tree is there (its .config), or an error that says which packages
+ * give it, before any compiling (stap checks the same file first).
+ */
+static bool have_build_tree(struct session *s)
+{
+	char *config = xasprintf("%s/.config", s->kernel_build_dir);
+	bool ok = access(config, R_OK) == 0;
+
+	if (!ok) {
+		diag_error("Checking \"%s\" failed with error: %s", config, strerror(errno));
+		fprintf(stderr, "Tip: kernel %s needs its headers (and, for probe points and "
+			"symbols, its debuginfo): apt-get install linux-headers-%s "
+			"linux-image-%s-dbg\n", s->kernel_release, s->kernel_release,
+			s->kernel_release);
+	}
+	free(config);
+	return ok;
+}
+
 int build_module(struct session *s)
 {
 	char *kbuild_path = xasprintf("%s/Kbuild", s->tmpdir);
 	char *log_path = xasprintf("%s/make.log", s->tmpdir);
 	char *ko_path = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
-	char *autoconf = autoconf_dir(s);
+	char *autoconf = have_build_tree(s) ? autoconf_dir(s) : NULL;
 	char *kbuild = NULL;
 	char *dir_arg = xasprintf("-C%s", s->kernel_build_dir);
 	char *m_arg = xasprintf("M=%s", s->tmpdir);
@@ -351,12 +372,8 @@ int build_module(struct session *s)
 	bool show_output = verbose_at(s, 4, 2);
 	int status, rc = -1;
 
-	if (!autoconf) {
-		if (!is_dir(s->kernel_build_dir))
-			diag_error("no kernel build tree at %s (install the kernel's headers, "
-				   "or use -r)", s->kernel_build_dir);
+	if (!autoconf)
 		goto out;
-	}
 	kbuild = kbuild_file(s, autoconf);
 	if (write_file(kbuild_path, kbuild, strlen(kbuild))) {
 		diag_error("cannot write to %s: %s", s->tmpdir, strerror(errno));

@@ -269,6 +269,68 @@ static struct btf *image_btf(const char *path, const char **why)
 	return btf;
 }
 
+static bool is_compressed(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && (!strcmp(dot, ".xz") || !strcmp(dot, ".zst") || !strcmp(dot, ".gz"));
+}
+
+/*
+ * The split BTF of a compressed module file (NAME.ko.xz, .ko.zst, .ko.gz: the kernel's
+ * CONFIG_MODULE_COMPRESS_*), on the kernel's BASE; NULL if it has none.  The .BTF section
+ * is kept in the cache (libbpf here parses split BTF from a file only).
+ */
+static struct btf *compressed_module_btf(const char *path, struct btf *base)
+{
+	char *cached = cache_path_for_file("btf", "module-", "btf-from-module-1", path);
+	struct buffer ko = { 0 };
+	unsigned char *file;
+	struct btf *btf = NULL;
+	void *section = NULL;
+	size_t len, size = 0;
+	bool unpacked = false;
+	int fd;
+
+	if (cache_mode == CACHE_USE && (btf = btf__parse_raw_split(cached, base))) {
+		free(cached);
+		return btf;
+	}
+	file = (unsigned char *)read_file(path, &len);
+	if (!file) {
+		free(cached);
+		return NULL;
+	}
+	if (len >= 6 && memcmp(file, "\xfd" "7zXZ", 6) == 0)
+		unpacked = unpack_xz(file, len, &ko);
+	else if (len >= 4 && le32(file) == 0xfd2fb528)
+		unpacked = unpack_zstd(file, len, &ko);
+	else if (len >= 2 && file[0] == 0x1f && file[1] == 0x8b)
+		unpacked = unpack_gzip(file, len, &ko);
+	free(file);
+	if (unpacked)
+		section = elf_btf_section(ko.data, ko.len, &size);
+	free(ko.data);
+	if (section && cache_mode == CACHE_DISABLED) {
+		/* a file of this run's own, gone once parsed */
+		free(cached);
+		cached = xasprintf("%s/module-btf-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		fd = mkstemp(cached);
+
+		if (fd >= 0 && write(fd, section, size) == (ssize_t)size)
+			btf = btf__parse_raw_split(cached, base);
+		if (fd >= 0) {
+			close(fd);
+			unlink(cached);
+		}
+	} else if (section && install_file(cached, section, size) == 0) {
+		btf = btf__parse_raw_split(cached, base);
+	}
+	free(section);
+	free(cached);
+	return btf;
+}
+
 /* ---- the modules' tables ---- */
 
 static int compare_functions(const void *a, const void *b)
@@ -454,7 +516,8 @@ struct btf_module *btf_module(struct session *s, const char *name)
 
 		if (same_module_name(file_name, name))
 			btf = starts_with(path, "/sys/") ? btf__parse_raw_split(path, kernel->btf) :
-			      btf__parse_elf_split(path, kernel->btf);
+			      is_compressed(path) ? compressed_module_btf(path, kernel->btf) :
+						    btf__parse_elf_split(path, kernel->btf);
 		if (btf) {
 			struct btf_module *m = new_module(file_name, path, btf, kernel);
 

@@ -118,6 +118,21 @@ char *kernel_module_name(const char *file)
 	return name;
 }
 
+/* NAME.ko, compressed as the kernel's CONFIG_MODULE_COMPRESS_* leaves it (6.12's Debian
+ * packages: .ko.xz), or the -dbg package's NAME.ko.debug. */
+static bool is_module_file(const char *name, size_t len)
+{
+	static const char *const suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug" };
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len > n && strcmp(name + len - n, suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void scan_modules(struct strlist *paths, const char *dir, int depth)
 {
 	DIR *d = depth < 16 ? opendir(dir) : NULL;
@@ -134,8 +149,7 @@ static void scan_modules(struct strlist *paths, const char *dir, int depth)
 		path = xasprintf("%s/%s", dir, e->d_name);
 		if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && is_dir(path)))
 			scan_modules(paths, path, depth + 1);
-		else if ((len > 3 && strcmp(e->d_name + len - 3, ".ko") == 0) ||
-			 (len > 9 && strcmp(e->d_name + len - 9, ".ko.debug") == 0))
+		else if (is_module_file(e->d_name, len))
 			strlist_add(paths, path);
 		free(path);
 	}

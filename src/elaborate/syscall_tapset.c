@@ -935,7 +935,7 @@ static void put_syscall_any(struct strbuf *sb, const struct syscall_tables *tabl
 		"\t}\n"
 		"\tSTAP_RETVALUE[0] = '\\0';\n"
 		"\tif (STAP_ARG_nr >= 0 && STAP_ARG_nr < (int64_t)count && names[STAP_ARG_nr])\n"
-		"\t\tstrlcpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
+		"\t\tstrscpy(STAP_RETVALUE, names[STAP_ARG_nr], MAXSTRINGLEN);\n"
 		"%}\n\n"
 		"// syscall_name(nr): the name of system call NR (syscall_any's syscall_nr) in the\n"
 		"// current task's ABI, as the syscall.* probes name it; \"\" if none\n"

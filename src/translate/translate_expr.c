@@ -526,7 +526,7 @@ static char *print_call(struct body *b, struct node *n)
 	if (n->pretty && temp >= 0)	/* as stap: try { sprintf(...) } catch { "ERROR" } */
 		sb_printf(&sb, "if (unlikely(c->last_error) && !_e%d && "
 			  "c->actions_remaining >= 0) { c->last_error = NULL; "
-			  "strlcpy(l->_tmp%d, \"ERROR\", MAXSTRINGLEN); } ", id, temp);
+			  "strscpy(l->_tmp%d, \"ERROR\", MAXSTRINGLEN); } ", id, temp);
 	if (temp >= 0)
 		sb_printf(&sb, "(const char *)l->_tmp%d; ", temp);
 	else
