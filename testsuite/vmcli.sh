@@ -21,6 +21,17 @@ mkdir -p "$work"
 cd "$work" || exit 1
 LIMIT=120 # seconds for one run, boot included
 
+# A release whose image the archive does not have: kernel-image says so and names the
+# releases it has (apt-cache; no download is tried).
+out=$("$top/testsuite/vm/kernel-image" 6.9.9-nosuch-amd64 2>&1)
+status=$?
+if [ $status = 1 ] && grep -q "linux-image-6.9.9-nosuch-amd64 failed: no such package" <<<"$out" &&
+	grep -q "releases there: .*$(uname -m | sed 's/x86_64/amd64/')" <<<"$out"; then
+	pass "vmcli: an image the archive does not have is named, with the releases it has"
+else
+	fail "vmcli: an image the archive does not have is named, with the releases it has" "$out"
+fi
+
 # Job control: each background job is a process group of its own, like a terminal's
 # foreground job (a signal to the group is a Ctrl-C), and does not start with SIGINT ignored.
 set -m
