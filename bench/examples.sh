@@ -7,6 +7,8 @@
 #   STAP     the stap to run (default: this checkout's; "debian" for Debian's stap 4.8,
 #            given -r REL)
 #   RESULTS  a file for one line per script: "pass NAME" or "fail NAME: first error"
+# The kernel is the reference one; STAPLER_KERNEL_RELEASE=REL checks another (the second
+# kernel: STAPLER_KERNEL_RELEASE=$(testsuite/vm/reference-release --second)).
 #
 # Each check runs in a copy of the script's folder (the meta commands name files beside
 # the script), at most 300 s, two at a time.  Prints "N of M pass -p4" at the end.
@@ -20,6 +22,8 @@ rel=$("$top/testsuite/vm/reference-release")
 if [ "$stap" = debian ]; then
 	"$top/../shared/tools/reference-stap" "$rel" >/dev/null
 	stap="stap -r $rel"
+else
+	stap="$stap -r $rel"	# the kernel named, not stap's default
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
