@@ -7,6 +7,8 @@
 vm_prog=${vm_prog:-stap-vm}
 
 vm_die() {
+	# a caller's last word first (stap-vm: a Ctrl-C that came meanwhile is the real reason)
+	if declare -F vm_before_die >/dev/null; then vm_before_die; fi
 	echo "$vm_prog: $*" >&2
 	exit 1
 }
