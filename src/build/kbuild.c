@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <dirent.h>
 #include <ctype.h>
 #include <unistd.h>

@@ -164,20 +164,10 @@ static bool unpack_zstd(const unsigned char *in, size_t len, struct buffer *out)
 	return out->len > 0;
 }
 
-/* The vmlinux in bzImage IMAGE (LEN bytes) into OUT; NULL, or why not. */
-static const char *unpack_image(const unsigned char *image, size_t len, struct buffer *out)
+/* The data compressed at P (SIZE bytes; which compression its magic says) into OUT; NULL,
+ * or why not. */
+static const char *unpack_payload(const unsigned char *p, size_t size, struct buffer *out)
 {
-	size_t setup, start, size;
-	const unsigned char *p;
-
-	if (len < 0x250 || memcmp(image + 0x202, "HdrS", 4) != 0)
-		return "not a bzImage";
-	setup = image[0x1f1] ? image[0x1f1] : 4;
-	start = (setup + 1) * 512 + le32(image + 0x248);
-	size = le32(image + 0x24c);
-	if (start >= len || size > len - start)
-		return "its header's payload is outside the file";
-	p = image + start;
 	if (size >= 4 && le32(p) == 0x184c2102)
 		return unpack_lz4(p, size, out) ? NULL : "its lz4 payload does not unpack";
 	if (size >= 2 && p[0] == 0x1f && p[1] == 0x8b)
@@ -187,6 +177,21 @@ static const char *unpack_image(const unsigned char *image, size_t len, struct b
 	if (size >= 4 && le32(p) == 0xfd2fb528)
 		return unpack_zstd(p, size, out) ? NULL : "its zstd payload does not unpack";
 	return "its payload is compressed in a way not supported here (lzma, bzip2, lzo)";
+}
+
+/* The vmlinux in bzImage IMAGE (LEN bytes) into OUT; NULL, or why not. */
+static const char *unpack_image(const unsigned char *image, size_t len, struct buffer *out)
+{
+	size_t setup, start, size;
+
+	if (len < 0x250 || memcmp(image + 0x202, "HdrS", 4) != 0)
+		return "not a bzImage";
+	setup = image[0x1f1] ? image[0x1f1] : 4;
+	start = (setup + 1) * 512 + le32(image + 0x248);
+	size = le32(image + 0x24c);
+	if (start >= len || size > len - start)
+		return "its header's payload is outside the file";
+	return unpack_payload(image + start, size, out);
 }
 
 /* The .BTF section of the ELF file in memory (DATA, LEN), copied, or NULL. */
@@ -289,7 +294,6 @@ static struct btf *compressed_module_btf(const char *path, struct btf *base)
 	struct btf *btf = NULL;
 	void *section = NULL;
 	size_t len, size = 0;
-	bool unpacked = false;
 	int fd;
 
 	if (cache_mode == CACHE_USE && (btf = btf__parse_raw_split(cached, base))) {
@@ -301,22 +305,16 @@ static struct btf *compressed_module_btf(const char *path, struct btf *base)
 		free(cached);
 		return NULL;
 	}
-	if (len >= 6 && memcmp(file, "\xfd" "7zXZ", 6) == 0)
-		unpacked = unpack_xz(file, len, &ko);
-	else if (len >= 4 && le32(file) == 0xfd2fb528)
-		unpacked = unpack_zstd(file, len, &ko);
-	else if (len >= 2 && file[0] == 0x1f && file[1] == 0x8b)
-		unpacked = unpack_gzip(file, len, &ko);
-	free(file);
-	if (unpacked)
+	if (!unpack_payload(file, len, &ko))
 		section = elf_btf_section(ko.data, ko.len, &size);
+	free(file);
 	free(ko.data);
 	if (section && cache_mode == CACHE_DISABLED) {
 		/* a file of this run's own, gone once parsed */
 		free(cached);
-		cached = xasprintf("%s/module-btf-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		cached = xasprintf("%s/module-btf-XXXXXX",
+				   getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		fd = mkstemp(cached);
-
 		if (fd >= 0 && write(fd, section, size) == (ssize_t)size)
 			btf = btf__parse_raw_split(cached, base);
 		if (fd >= 0) {
