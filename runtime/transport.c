@@ -43,23 +43,35 @@ static atomic64_t stp_relay_dropped = ATOMIC64_INIT(0);
 
 /*
  * What bulk mode changes, each a helper defined once per mode: whether relay makes one
- * buffer or one per CPU, the lock around a write to the shared buffer, and the bulkmode
- * file that tells stapio.
+ * buffer or one per CPU, the lock of a buffer (its writers and its reader take it), and
+ * the bulkmode file that tells stapio.
  */
 #ifdef STP_BULKMODE
+/* Each CPU's buffer has its lock: its CPU writes to it, stapio reads it from any CPU. */
+static DEFINE_PER_CPU(raw_spinlock_t, stp_relay_cpu_lock);
+
 static inline bool stp_relay_is_global(void)
 {
 	return false;
 }
 
-/* A CPU's own buffer: preemption is off, nothing else writes to it. */
-static inline unsigned long stp_relay_lock(void)
+static void stp_relay_locks_init(void)
 {
-	return 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(per_cpu_ptr(&stp_relay_cpu_lock, cpu));
 }
 
-static inline void stp_relay_unlock(unsigned long flags)
+static inline raw_spinlock_t *stp_relay_lock_of(struct rchan_buf *buf)
 {
+	return per_cpu_ptr(&stp_relay_cpu_lock, buf->cpu);
+}
+
+/* The writer's: its own CPU's buffer (preemption is off). */
+static inline raw_spinlock_t *stp_relay_write_lock(void)
+{
+	return this_cpu_ptr(&stp_relay_cpu_lock);
 }
 
 /* The bulkmode file says so by being there; it has nothing to read. */
@@ -84,17 +96,18 @@ static inline bool stp_relay_is_global(void)
 	return true;
 }
 
-static inline unsigned long stp_relay_lock(void)
+static void stp_relay_locks_init(void)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&stp_relay_buf_lock, flags);
-	return flags;
 }
 
-static inline void stp_relay_unlock(unsigned long flags)
+static inline raw_spinlock_t *stp_relay_lock_of(struct rchan_buf *buf)
 {
-	raw_spin_unlock_irqrestore(&stp_relay_buf_lock, flags);
+	return &stp_relay_buf_lock;
+}
+
+static inline raw_spinlock_t *stp_relay_write_lock(void)
+{
+	return &stp_relay_buf_lock;
 }
 
 static int stp_bulkmode_file_create(struct dentry *dir)
@@ -256,12 +269,107 @@ static int stp_relay_subbuf_start(struct rchan_buf *buf, void *subbuf, void *pre
 	return 1;
 }
 
+/*
+ * The reader's side of a buffer.  relay's own read() looks at the writer's state (the
+ * sub-buffer being written, its offset, the padding of the one just finished) without a
+ * lock, so a reader that comes between two of the writer's stores can read a sub-buffer
+ * twice, skip one, or take its padding for data: a line lost, doubled or blanked, and
+ * not counted as dropped.  Here the reader takes the writer's lock to see that state and
+ * to give a sub-buffer back, and copies outside it.  What it copies is a finished
+ * sub-buffer, which the writer does not touch until it is given back, or the written
+ * part of the current one, past which the writer only appends.  So each write arrives
+ * whole, or (the buffer full) is counted in the dropped total.
+ */
+
+/* Where the unread bytes of BUF start (offset in the buffer) and how many; its lock held. */
+static size_t stp_relay_unread(struct rchan_buf *buf, size_t *pos)
+{
+	size_t size = buf->chan->subbuf_size, n_subbufs = buf->chan->n_subbufs;
+
+	for (;;) {
+		size_t sub = buf->subbufs_consumed % n_subbufs, end;
+
+		if (buf->subbufs_produced != buf->subbufs_consumed)
+			end = size - buf->padding[sub];	/* finished: data, then padding */
+		else if (buf->offset <= size)
+			end = buf->offset;		/* the one being written */
+		else
+			return 0;	/* all read, and the writer waits for a free one */
+		if (buf->bytes_consumed < end) {
+			*pos = sub * size + buf->bytes_consumed;
+			return end - buf->bytes_consumed;
+		}
+		if (buf->subbufs_produced == buf->subbufs_consumed)
+			return 0;
+		buf->subbufs_consumed++;	/* finished and read: the writer's again */
+		buf->bytes_consumed = 0;
+	}
+}
+
+static ssize_t stp_relay_read(struct file *file, char __user *ubuf, size_t count,
+			      loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	raw_spinlock_t *lock = stp_relay_lock_of(buf);
+	static DEFINE_MUTEX(read_mutex);	/* one reader at a time */
+	ssize_t done = 0;
+
+	if (mutex_lock_interruptible(&read_mutex))
+		return -ERESTARTSYS;
+	while ((size_t)done < count) {
+		unsigned long flags;
+		size_t pos, n;
+
+		raw_spin_lock_irqsave(lock, flags);
+		n = stp_relay_unread(buf, &pos);
+		raw_spin_unlock_irqrestore(lock, flags);
+		if (!n)
+			break;
+		n = min(n, count - done);
+		if (copy_to_user(ubuf + done, buf->start + pos, n)) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		raw_spin_lock_irqsave(lock, flags);
+		buf->bytes_consumed += n;
+		raw_spin_unlock_irqrestore(lock, flags);
+		done += n;
+	}
+	mutex_unlock(&read_mutex);
+	return done;
+}
+
+/* Readable when there is something to read; relay wakes the reader as a sub-buffer ends. */
+static __poll_t stp_relay_poll(struct file *file, poll_table *wait)
+{
+	struct rchan_buf *buf = file->private_data;
+	raw_spinlock_t *lock = stp_relay_lock_of(buf);
+	unsigned long flags;
+	size_t pos, n;
+
+	poll_wait(file, &buf->read_wait, wait);
+	raw_spin_lock_irqsave(lock, flags);
+	n = stp_relay_unread(buf, &pos);
+	raw_spin_unlock_irqrestore(lock, flags);
+	return n ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* The buffer lives until relay_close(), which the module's exit calls: an open file holds
+ * the module. */
+static const struct file_operations stp_relay_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = stp_relay_read,
+	.poll = stp_relay_poll,
+	.llseek = stp_no_llseek,
+};
+
 static struct dentry *stp_relay_create_buf_file(const char *filename, struct dentry *parent,
 						umode_t mode, struct rchan_buf *buf,
 						int *is_global)
 {
-	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf,
-					       &relay_file_operations);
+	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf, &stp_relay_fops);
 
 	*is_global = stp_relay_is_global();
 	return IS_ERR(d) ? NULL : d;
@@ -282,17 +390,23 @@ static const struct rchan_callbacks stp_relay_callbacks = {
 /* Called with preemption off; the write lands whole or is dropped whole (and counted). */
 static void stp_relay_write(const void *data, size_t len)
 {
+	raw_spinlock_t *lock = stp_relay_write_lock();
 	unsigned long flags;
 	u64 full_before;
 
 	if (unlikely(!stp_relay_chan))
 		return;
-	flags = stp_relay_lock();
+	if (unlikely(len > stp_relay_chan->subbuf_size)) {
+		/* relay would drop it without a word */
+		atomic64_add(len, &stp_relay_dropped);
+		return;
+	}
+	raw_spin_lock_irqsave(lock, flags);
 	full_before = this_cpu_read(stp_relay_full_events);
 	relay_write(stp_relay_chan, data, len);
 	if (unlikely(this_cpu_read(stp_relay_full_events) != full_before))
 		atomic64_add(len, &stp_relay_dropped);
-	stp_relay_unlock(flags);
+	raw_spin_unlock_irqrestore(lock, flags);
 }
 
 /* ---- setup ---- */
@@ -324,6 +438,7 @@ static int stp_transport_init(void)
 	int rc;
 
 	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
+	stp_relay_locks_init();
 	if (IS_ERR(parent))
 		return PTR_ERR(parent);
 	if (_stp_bufsize > 4095) {
