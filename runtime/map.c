@@ -69,7 +69,12 @@ static size_t stp_map_slot_size(u8 type, const struct stp_map_desc *d)
 
 static inline char *stp_entry_data(const struct stp_map_entry *e)
 {
-	return (char *)e->data;
+	char *data = (char *)e->data;
+
+	/* the entry's size is the map's, not the struct's: gcc must not judge reads of the
+	 * keys by the flexible array's size of 0 (-Wstringop-overread) */
+	OPTIMIZER_HIDE_VAR(data);
+	return data;
 }
 
 /* A script string as a key: at most MAXSTRINGLEN - 1 characters count. */
