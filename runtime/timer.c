@@ -2,7 +2,11 @@
 /*
  * timer.c - timer.* probes.
  *
- *   STP_TIMER_HR        timer.s/ms/us/ns/hz: one hrtimer (softirq), period in nanoseconds
+ *   STP_TIMER_HR        timer.s/ms/us/ns/hz: one hrtimer, period in nanoseconds, firing
+ *                       in hard interrupt context as stap's: a handler there is not
+ *                       interrupted by another one (a profile tick, a probe in an
+ *                       interrupt handler), which would find its CPU's context busy and
+ *                       be skipped
  *   STP_TIMER_JIFFIES   timer.jiffies: one kernel timer, period in jiffies
  *   STP_TIMER_PROFILE   timer.profile.tick / .freq.hz: one hrtimer pinned to each CPU that
  *                       is online at registration, firing in hard interrupt context so the
@@ -115,9 +119,9 @@ static int stp_timer_start_one(struct stp_timer_probe *t)
 	switch (t->kind) {
 	case STP_TIMER_HR:
 		stp_hrtimer_setup(&t->hrtimer, stp_timer_hr_fn, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_SOFT);
+				  HRTIMER_MODE_REL_HARD);
 		hrtimer_start(&t->hrtimer, ns_to_ktime(stp_timer_period(t)),
-			      HRTIMER_MODE_REL_SOFT);
+			      HRTIMER_MODE_REL_HARD);
 		break;
 	case STP_TIMER_JIFFIES:
 		timer_setup(&t->timer, stp_timer_jiffies_fn, 0);
