@@ -7,6 +7,7 @@ static DEFINE_PER_CPU(struct context *, stp_contexts);
 
 static atomic64_t stp_error_count = ATOMIC64_INIT(0);
 static atomic64_t stp_skipped_count = ATOMIC64_INIT(0);
+static atomic64_t stp_skipped_reentrant = ATOMIC64_INIT(0);	/* of those: context busy */
 /* --suppress-handler-errors: the handlers' errors, counted but neither shown nor fatal */
 static atomic64_t stp_suppressed_error_count = ATOMIC64_INIT(0);
 
@@ -74,6 +75,15 @@ static void stp_ctl_vprintf(u32 type, const char *prefix, const char *fmt, va_li
 	if (n > 0 && buf[n - 1] != '\n' && n < (int)sizeof(buf) - 1)
 		buf[n++] = '\n';
 	stp_ctl_send(type, buf, n);
+}
+
+static __printf(3, 4) void stp_ctl_printf(u32 type, const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stp_ctl_vprintf(type, prefix, fmt, ap);
+	va_end(ap);
 }
 
 /* Counts as a soft error; too many of them end the session. */
@@ -158,8 +168,10 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 		goto out;
 	c = stp_current_context();
 	if (unlikely(!c || atomic_inc_return(&c->busy) != 1)) {
-		if (c)
+		if (c) {
 			atomic_dec(&c->busy);
+			atomic64_inc(&stp_skipped_reentrant);
+		}
 		stp_skip_hit();
 		goto out;
 	}

@@ -6,11 +6,24 @@
  * Each global has a reader/writer lock.  A handler takes the locks of every global it (or a
  * function it calls) uses before it runs, in one fixed order (the order of the globals in the
  * program), so two handlers can never wait on each other.  A lock is only tried, MAXTRYLOCK
- * times TRYLOCKDELAY ns apart; a handler that cannot get its locks is skipped and counted.
+ * times TRYLOCKDELAY ns apart; a handler that cannot get its locks is skipped and counted,
+ * and so is the lock (stap's "Skipped due to global 'NAME' lock timeout: N" at the end).
  */
 
+struct stp_global_lock {
+	rwlock_t rw;
+	const char *name;		/* the global's name in the script */
+	atomic64_t timeouts;		/* hits skipped because it was not taken in time */
+};
+
+/* The lock of a global of the script, called NAME there (pass 3 writes these). */
+#define STP_GLOBAL_LOCK(var, script_name)						\
+	static __maybe_unused struct stp_global_lock var = {				\
+		.rw = __RW_LOCK_UNLOCKED(var.rw), .name = script_name,			\
+		.timeouts = ATOMIC64_INIT(0) }
+
 struct stp_lock_req {
-	rwlock_t *lock;
+	struct stp_global_lock *lock;
 	bool write;
 };
 
@@ -18,21 +31,23 @@ static void stp_unlock_globals(const struct stp_lock_req *reqs, int n)
 {
 	while (n-- > 0) {
 		if (reqs[n].write)
-			write_unlock(reqs[n].lock);
+			write_unlock(&reqs[n].lock->rw);
 		else
-			read_unlock(reqs[n].lock);
+			read_unlock(&reqs[n].lock->rw);
 	}
 }
 
 static bool stp_try_one_lock(const struct stp_lock_req *req)
 {
+	rwlock_t *rw = &req->lock->rw;
 	int attempt;
 
 	for (attempt = 0; attempt < MAXTRYLOCK; attempt++) {
-		if (req->write ? write_trylock(req->lock) : read_trylock(req->lock))
+		if (req->write ? write_trylock(rw) : read_trylock(rw))
 			return true;
 		ndelay(TRYLOCKDELAY);
 	}
+	atomic64_inc(&req->lock->timeouts);
 	return false;
 }
 
@@ -49,6 +64,28 @@ static __maybe_unused bool stp_lock_globals(const struct stp_lock_req *reqs, int
 		}
 	}
 	return true;
+}
+
+/*
+ * Why hits were skipped, as stap says it after the counts: each global whose lock timed
+ * out, then the hits that found their CPU's context busy.
+ */
+static void stp_report_skip_reasons(void)
+{
+	struct stp_global_lock *const *lock;
+	s64 n;
+
+	for (lock = stp_script_global_locks(); *lock; lock++) {
+		n = atomic64_read(&(*lock)->timeouts);
+		if (n)
+			stp_ctl_printf(STP_MSG_SKIP_REASON, "WARNING: ",
+				       "Skipped due to global '%s' lock timeout: %lld",
+				       (*lock)->name, n);
+	}
+	n = atomic64_read(&stp_skipped_reentrant);
+	if (n)
+		stp_ctl_printf(STP_MSG_SKIP_REASON, "WARNING: ", "Skipped due to reentrancy: %lld",
+			       n);
 }
 
 /* ---- -G var=value: long globals as module parameters ---- */

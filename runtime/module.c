@@ -46,6 +46,7 @@ static void stp_handle_exit(void)
 		atomic_set(&stp_session_state, STP_SESSION_STOPPED);
 		stp_stopped = true;
 	}
+	stp_report_skip_reasons();
 	reply.errors = stp_errors_seen();
 	reply.skipped = atomic64_read(&stp_skipped_count);
 	reply.dropped_bytes = atomic64_read(&stp_relay_dropped);

@@ -269,6 +269,8 @@ static int stp_script_alloc(void);		/* the globals' maps and statistics, at load
 static void stp_script_free(void);
 static int stp_script_start(void);		/* register probes, run begin probes */
 static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes */
+struct stp_global_lock;
+static struct stp_global_lock *const *stp_script_global_locks(void);	/* NULL-ended */
 
 #include "context.c"
 #include "print.c"

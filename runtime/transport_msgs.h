@@ -70,6 +70,8 @@ enum stp_msg_type {
 	STP_MSG_EXITED = 20,		/* struct stp_msg_exited */
 	STP_MSG_SYSTEM = 21,		/* a shell command for system(), not NUL-terminated */
 	STP_MSG_SWITCH_FILE = 22,	/* switch_file(): go on in the next output file */
+	STP_MSG_SKIP_REASON = 23,	/* why hits were skipped ("WARNING: Skipped due to
+					 * ..."), text: shown after EXITED's counts */
 };
 
 struct stp_msg_header {

@@ -63,6 +63,8 @@ struct session {
 	time_t exit_sent_at;
 	int status;
 	int stdin_fd;			/* the module's __stdin file (input.*), or -1 */
+	char *skip_reasons;		/* SKIP_REASON lines, shown after the counts */
+	size_t skip_reasons_len;
 };
 
 static struct {
@@ -224,6 +226,11 @@ static void report_counts(struct session *s, const struct stp_msg_exited *counts
 	if (counts->errors || counts->skipped)
 		fprintf(stderr, "WARNING: Number of errors: %" PRIu64 ", skipped probes: %"
 			PRIu64 "\n", (uint64_t)counts->errors, (uint64_t)counts->skipped);
+	if (s->skip_reasons_len)
+		fwrite(s->skip_reasons, 1, s->skip_reasons_len, stderr);
+	free(s->skip_reasons);
+	s->skip_reasons = NULL;
+	s->skip_reasons_len = 0;
 	if (counts->dropped_bytes)
 		fprintf(stderr, "WARNING: %" PRIu64 " bytes of output were dropped: the output "
 			"buffers were full (stap -s MB, staprun -b MB make them larger)\n",
@@ -320,6 +327,16 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 		for (size_t i = 0; i < s->nstreams; i++)
 			output_switch(s->streams[i]);
 		break;
+	case STP_MSG_SKIP_REASON: {
+		char *more = realloc(s->skip_reasons, s->skip_reasons_len + hdr.len);
+
+		if (!more)
+			break;
+		memcpy(more + s->skip_reasons_len, payload, hdr.len);
+		s->skip_reasons = more;
+		s->skip_reasons_len += hdr.len;
+		break;
+	}
 	case STP_MSG_EXITED: {
 		struct stp_msg_exited counts = { 0 };
 

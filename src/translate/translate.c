@@ -180,7 +180,7 @@ static void emit_globals(struct emitter *e, struct translator *t)
 		bool param = !g->name_shared;	/* -G names the first of a name */
 
 		emit(e, "/* global %s%s */\n", sym->name, g->is_array ? "[]" : "");
-		emit(e, "static __maybe_unused DEFINE_RWLOCK(%s_lock);\n", g->name);
+		emit(e, "STP_GLOBAL_LOCK(%s_lock, \"%s\");\n", g->name, sym->name);
 		if (g->is_stats)
 			emit_stat_desc(e, g);
 		if (g->is_array) {
@@ -220,6 +220,12 @@ static void emit_globals(struct emitter *e, struct translator *t)
 		}
 		emit(e, "\n");
 	}
+	/* for the lock timeouts reported at the end (runtime/globals.c) */
+	emit(e, "static struct stp_global_lock *const *stp_script_global_locks(void)\n{\n"
+		"\tstatic struct stp_global_lock *const locks[] = {");
+	for (int i = 0; i < t->nglobals; i++)
+		emit(e, " &%s_lock,", t->globals[i].name);
+	emit(e, " NULL };\n\n\treturn locks;\n}\n\n");
 }
 
 static void emit_alloc_free(struct emitter *e, struct translator *t)
