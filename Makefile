@@ -56,6 +56,11 @@ staprun/%.o: staprun/%.c staprun/common.h runtime/transport_msgs.h config.mk
 check: all
 	testsuite/run-tests
 
+# The stress layer: the tests once seen failing now and then, many times over (about 25 min;
+# STAPLER_STRESS_RUNS=N for N times as many).  Not part of check.
+check-stress: all
+	testsuite/run-tests stress
+
 # The demo: examples/opens.stp (a kprobe and a kretprobe counting and timing file opens)
 # built for the reference kernel and run in its disposable virtual machine, with a workload.
 DEMO_WORKLOAD = find /proc/sys -type f | xargs -n 50 cat >/dev/null 2>&1; \
@@ -101,4 +106,4 @@ distclean: clean
 	rm -f config.mk config.log config.status configure
 	rm -rf autom4te.cache
 
-.PHONY: all check demo install uninstall clean distclean
+.PHONY: all check check-stress demo install uninstall clean distclean

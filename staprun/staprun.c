@@ -950,6 +950,23 @@ static int remove_modules(const char *name, enum privilege priv)
 	return remove_module(name);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP wait (blocked) until stapio, which staprun becomes, has its
+ * handlers: a Ctrl-C while the module loads then ends the session as one a moment later
+ * would, end probes and all.  Default, it would kill staprun there, and leave the module
+ * loaded with nobody to remove it.  (A blocked signal stays pending across execve.)
+ */
+static void block_stop_signals(void)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -957,6 +974,7 @@ int main(int argc, char **argv)
 	struct utsname uts;
 
 	program_name = "staprun";
+	block_stop_signals();
 	read_options(argc, argv, &o);
 	if (uname(&uts) != 0)
 		fatal("uname: %s", strerror(errno));

@@ -26,6 +26,9 @@
 # says otherwise (the harness tests check their own verdicts).
 # STAPLER_VM_ONLY='glob' runs only the run/ tests whose names match (and no harness tests);
 # extended globs work: STAPLER_VM_ONLY='@(hello|arrays)'.
+# STAPLER_VM_REPEAT='N' runs each job N times in the boot ('NAME=N ...': those jobs N
+# times, a bare N the others); each run is compared, the k-th named "NAME (run k)".  The
+# stress layer (stress.sh) uses it.
 #
 # The second kernel (testsuite/vm/reference-release --second: Debian 12's 6.12 LTS) runs
 # the tests of testsuite/run/second-kernel.list (at least one per probe family) in a boot
@@ -82,6 +85,20 @@ else
 fi
 
 # ---- one kernel: builds (layer 3) in parallel, its jobs, one boot (layer 4) ----
+
+# repeats NAME: how many times STAPLER_VM_REPEAT runs NAME's job (default 1)
+repeats() {
+	local word n=1
+	for word in ${STAPLER_VM_REPEAT:-}; do
+		case "$word" in
+		"$1="*) n=${word#*=} && break ;;
+		*=*) ;;
+		*) n=$word ;;
+		esac
+	done
+	[[ $n =~ ^[1-9][0-9]*$ ]] || n=1
+	echo "$n"
+}
 
 # build_one NAME: stap -p4 of run/NAME.stp for $rel, in $kwork/build/NAME
 build_one() {
@@ -147,6 +164,9 @@ build_all() {
 		else
 			echo $JOB_TIMEOUT >"$job/timeout"
 		fi
+		for ((k = 2; k <= $(repeats "$name"); k++)); do
+			cp -r "$job" "$job.run$k"
+		done
 	done
 }
 
@@ -154,8 +174,7 @@ build_all() {
 # kernel verdict, output and errors against run/NAME.out (NAME.SERIES.out first: the
 # kernel series' twin, e.g. NAME.6.12.out)
 boot_and_compare() {
-	local start batch_status name r base expected_status f
-	local -a problems
+	local start batch_status name run job test
 	start=$(date +%s)
 	"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
 		"${sysroot_opt[@]}" \
@@ -174,36 +193,46 @@ boot_and_compare() {
 			"$(tail -n 30 "$kwork/results/console.log" 2>/dev/null)"
 	fi
 	for name in "$@"; do
-		r=$kwork/results/$name
 		[ -d "$kwork/batch/$name" ] || continue
-		base=$top/testsuite/run/$name
-		# the kernel series' twins (NAME.6.12.out ...) where that kernel decides
-		declare -A expected=()
-		for f in out err status; do
-			expected[$f]=$base.$f
-			[ -n "$series" ] && [ -f "$base.$series.$f" ] && expected[$f]=$base.$series.$f
+		for ((run = 1; run <= $(repeats "$name"); run++)); do
+			job=$name test=$name
+			[ $run -gt 1 ] && job=$name.run$run test="$name (run $run)"
+			compare_job
 		done
-		expected_status=0
-		[ -f "${expected[status]}" ] && expected_status=$(cat "${expected[status]}")
-		if [ ! -f "$r/status" ]; then
-			fail "run$label: $name (no result)"
-			continue
-		fi
-		problems=()
-		[ "$(cat "$r/status")" = "$expected_status" ] ||
-			problems+=("exit status $(cat "$r/status"), expected $expected_status")
-		[ "$(cat "$r/verdict")" = clean ] ||
-			problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
-		if [ ${#problems[@]} -gt 0 ]; then
-			fail "run$label: $name" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" \
-				"stderr:" "$(cat "$r/stderr")"
-			continue
-		fi
-		expect_same "run$label: $name (output)" "${expected[out]}" "$r/stdout"
-		if [ -f "${expected[err]}" ] || [ -s "$r/stderr" ]; then
-			expect_same "run$label: $name (errors)" "${expected[err]}" "$r/stderr"
-		fi
 	done
+}
+
+# compare_job: boot_and_compare's verdict on one job's results ($job, named $test, the
+# test $name)
+compare_job() {
+	local r=$kwork/results/$job base=$top/testsuite/run/$name expected_status f
+	local -a problems
+	# the kernel series' twins (NAME.6.12.out ...) where that kernel decides
+	local -A expected=()
+	for f in out err status; do
+		expected[$f]=$base.$f
+		[ -n "$series" ] && [ -f "$base.$series.$f" ] && expected[$f]=$base.$series.$f
+	done
+	expected_status=0
+	[ -f "${expected[status]}" ] && expected_status=$(cat "${expected[status]}")
+	if [ ! -f "$r/status" ]; then
+		fail "run$label: $test (no result)"
+		return
+	fi
+	problems=()
+	[ "$(cat "$r/status")" = "$expected_status" ] ||
+		problems+=("exit status $(cat "$r/status"), expected $expected_status")
+	[ "$(cat "$r/verdict")" = clean ] ||
+		problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
+	if [ ${#problems[@]} -gt 0 ]; then
+		fail "run$label: $test" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" \
+			"stderr:" "$(cat "$r/stderr")"
+		return
+	fi
+	expect_same "run$label: $test (output)" "${expected[out]}" "$r/stdout"
+	if [ -f "${expected[err]}" ] || [ -s "$r/stderr" ]; then
+		expect_same "run$label: $test (errors)" "${expected[err]}" "$r/stderr"
+	fi
 }
 
 # use_kernel REL LABEL: the kernel the functions above work on, and its work folder

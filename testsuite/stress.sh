@@ -1,0 +1,110 @@
+# stress.sh - the stress layer (make check-stress; not part of make check): the tests that
+# were seen failing once in a while, run many times, so a rare failure shows up here
+# rather than in somebody's make check.
+#   - run/stapio_big_output 50 times in one boot of the reference VM: 20 MB through a 1 MB
+#     buffer with a fast and with a stopped reader, each line arrived whole or counted in
+#     the dropped total, never blanked or doubled;
+#   - run/signal_probes and run/syscall_mix 20 times each, in the same boot;
+#   - stap-vm interrupted (SIGINT, as Ctrl-C) at 20 moments spread over its run, from while
+#     the guest is being made to while the script runs: each run ends soon after, either as
+#     "stopped before the script started" (status 130, no output) or with the end probe's
+#     output (status 0), with nothing left behind.
+# STAPLER_STRESS_RUNS=N scales every count (N times 50, N times 20 ...; default 1).
+# STAPLER_STRESS_SEED picks the moments of the interrupts (default 1).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+scale=${STAPLER_STRESS_RUNS:-1}
+[[ $scale =~ ^[1-9][0-9]*$ ]] || scale=1
+seed=${STAPLER_STRESS_SEED:-1}
+[[ $seed =~ ^[0-9]+$ ]] || seed=1
+big=$((50 * scale)) small=$((20 * scale)) interrupts=$((20 * scale))
+
+# ---- the jobs, repeated in one boot (vm.sh does the builds, the boot and the checks) ----
+
+STAPLER_TEST_WORK=$WORK/stress STAPLER_SECOND_KERNEL_RELEASE=none \
+	STAPLER_VM_ONLY='@(stapio_big_output|signal_probes|syscall_mix)' \
+	STAPLER_VM_REPEAT="stapio_big_output=$big $small" \
+	bash "$top/testsuite/vm.sh"
+
+# ---- Ctrl-C at any moment of a stap --vm run ----
+
+vm=$top/testsuite/vm
+if ! rel=$("$vm/reference-release" 2>/dev/null) || ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "stress: Ctrl-C at any moment (no reference kernel or qemu; run ./setup)"
+	exit 0
+fi
+work=$WORK/stress/interrupt
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+cat >interrupted.stp <<'STP'
+global ticks
+probe begin { println("running") }
+probe timer.ms(20) { ticks++ }
+probe end { println("end") }
+STP
+if ! "$STAP" -p4 -r "$rel" -m interrupted interrupted.stp >/dev/null 2>build.err; then
+	fail "stress: stap -p4 of the interrupted script" "$(cat build.err)"
+	exit 0
+fi
+
+# How long a run takes to reach its script: the interrupts are spread over that, and a
+# little past it.
+start_ms=$(date +%s%3N)
+"$top/staprun/stap-vm" --rel "$rel" -- interrupted.ko >timing.out 2>timing.err </dev/null &
+pid=$!
+for ((i = 0; i < 1200; i++)); do
+	grep -qx running timing.out 2>/dev/null && break
+	sleep 0.1
+done
+span=$(($(date +%s%3N) - start_ms + 2000))
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+
+set -m # each run a process group of its own, as a terminal's foreground job
+RANDOM=$seed
+before=0 after=0 bad=0
+for ((i = 1; i <= interrupts; i++)); do
+	# the moment: (RANDOM is 15 bits) somewhere in [0, span) ms
+	delay_ms=$(((RANDOM * 32768 + RANDOM) % span))
+	"$top/staprun/stap-vm" --rel "$rel" -- interrupted.ko >"run$i.out" 2>"run$i.err" </dev/null &
+	pid=$!
+	sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+	kill -INT -- -"$pid" 2>/dev/null
+	sent_ms=$(date +%s%3N)
+	for ((t = 0; t < 600; t++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- -"$pid" 2>/dev/null
+		wait "$pid"
+		status=timeout
+	else
+		wait "$pid"
+		status=$?
+	fi
+	took_ms=$(($(date +%s%3N) - sent_ms))
+	out=$(cat "run$i.out") err=$(cat "run$i.err")
+	if [ "$status" = 130 ] && [ -z "$out" ] &&
+		[ "$err" = "stap-vm: SIGINT before the script started: stopped the guest" ]; then
+		before=$((before + 1))
+	elif [ "$status" = 0 ] && [ "$out" = "$(printf 'running\nend')" ] && [ -z "$err" ]; then
+		after=$((after + 1))
+	else
+		bad=$((bad + 1))
+		fail "stress: Ctrl-C $i of $interrupts, ${delay_ms} ms into the run (of $span)" \
+			"status $status, ${took_ms} ms after the interrupt" "stdout:" "$out" "stderr:" "$err"
+		continue
+	fi
+	if [ "$took_ms" -gt 30000 ]; then
+		bad=$((bad + 1))
+		fail "stress: Ctrl-C $i of $interrupts, ${delay_ms} ms into the run: the run ended" \
+			"${took_ms} ms after the interrupt"
+	fi
+done
+echo "stress: $interrupts interrupts over ${span} ms (seed $seed): $before before the script" \
+	"started, $after while it ran, $bad wrong"
+if [ $bad = 0 ]; then
+	pass "stress: Ctrl-C at $interrupts moments of a stap --vm run ends it cleanly each time"
+fi
