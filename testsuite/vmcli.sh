@@ -235,7 +235,10 @@ if "$STAP" -p4 -r "$rel" -m vmcli_hello -e 'probe begin { println("hello") exit(
 	else
 		fail "vmcli: stap-vm says what to install when qemu is missing (status $st)" "$out"
 	fi
-	"$STAPVM" --rel "$rel" -- vmcli_hello.ko >early.out 2>early.err </dev/null &
+	# (SIGINT as a terminal leaves it: a suite started in the background has it ignored,
+	# and a shell cannot trap a signal ignored when it started)
+	env --default-signal=INT "$STAPVM" --rel "$rel" -- vmcli_hello.ko >early.out \
+		2>early.err </dev/null &
 	vm_pid=$!
 	sleep 0.5
 	kill -INT -- -"$vm_pid"
