@@ -56,7 +56,7 @@ staprun/%.o: staprun/%.c staprun/common.h runtime/transport_msgs.h config.mk
 check: all
 	testsuite/run-tests
 
-# The stress layer: the tests once seen failing now and then, many times over (about 25 min;
+# The stress layer: the tests once seen failing now and then, many times over (about 27 min;
 # STAPLER_STRESS_RUNS=N for N times as many).  Not part of check.
 check-stress: all
 	testsuite/run-tests stress

@@ -11,7 +11,9 @@
 #     output (status 0), with nothing left behind.
 # STAPLER_STRESS_RUNS=N scales every count (N times 50, N times 20 ...; default 1).
 # STAPLER_STRESS_SEED picks the moments of the interrupts (default 1).
+# STAPLER_STRESS_ONLY=jobs or =interrupts runs that part alone.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+only=${STAPLER_STRESS_ONLY:-}
 
 scale=${STAPLER_STRESS_RUNS:-1}
 [[ $scale =~ ^[1-9][0-9]*$ ]] || scale=1
@@ -21,10 +23,13 @@ big=$((50 * scale)) small=$((20 * scale)) interrupts=$((20 * scale))
 
 # ---- the jobs, repeated in one boot (vm.sh does the builds, the boot and the checks) ----
 
-STAPLER_TEST_WORK=$WORK/stress STAPLER_SECOND_KERNEL_RELEASE=none \
-	STAPLER_VM_ONLY='@(stapio_big_output|signal_probes|syscall_mix)' \
-	STAPLER_VM_REPEAT="stapio_big_output=$big $small" \
-	bash "$top/testsuite/vm.sh"
+if [ "$only" != interrupts ]; then
+	STAPLER_TEST_WORK=$WORK/stress STAPLER_SECOND_KERNEL_RELEASE=none \
+		STAPLER_VM_ONLY='@(stapio_big_output|signal_probes|syscall_mix)' \
+		STAPLER_VM_REPEAT="stapio_big_output=$big $small" \
+		bash "$top/testsuite/vm.sh"
+fi
+[ "$only" = jobs ] && exit 0
 
 # ---- Ctrl-C at any moment of a stap --vm run ----
 
@@ -48,29 +53,18 @@ if ! "$STAP" -p4 -r "$rel" -m interrupted interrupted.stp >/dev/null 2>build.err
 	exit 0
 fi
 
-# How long a run takes to reach its script: the interrupts are spread over that, and a
-# little past it.
-start_ms=$(date +%s%3N)
-"$top/staprun/stap-vm" --rel "$rel" -- interrupted.ko >timing.out 2>timing.err </dev/null &
-pid=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -qx running timing.out 2>/dev/null && break
-	sleep 0.1
-done
-span=$(($(date +%s%3N) - start_ms + 2000))
-kill -INT "$pid" 2>/dev/null
-wait "$pid"
-
 set -m # each run a process group of its own, as a terminal's foreground job
-RANDOM=$seed
-before=0 after=0 bad=0
-for ((i = 1; i <= interrupts; i++)); do
-	# the moment: (RANDOM is 15 bits) somewhere in [0, span) ms
-	delay_ms=$(((RANDOM * 32768 + RANDOM) % span))
-	"$top/staprun/stap-vm" --rel "$rel" -- interrupted.ko >"run$i.out" 2>"run$i.err" </dev/null &
-	pid=$!
-	sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
-	kill -INT -- -"$pid" 2>/dev/null
+
+# stap_vm ARGS...: stap-vm with SIGINT as a terminal leaves it (a suite started in the
+# background has it ignored, and a shell cannot trap a signal ignored when it started)
+stap_vm() {
+	env --default-signal=INT "$top/staprun/stap-vm" "$@"
+}
+
+# stop_run PID: waits for the run PID, at most 60 s after the interrupt (then kills its
+# group); sets status (its exit status, or "timeout") and took_ms
+stop_run() {
+	local pid=$1 sent_ms t
 	sent_ms=$(date +%s%3N)
 	for ((t = 0; t < 600; t++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -85,6 +79,37 @@ for ((i = 1; i <= interrupts; i++)); do
 		status=$?
 	fi
 	took_ms=$(($(date +%s%3N) - sent_ms))
+}
+
+# How long a run takes to reach its script: the interrupts are spread over that, and a
+# little past it.
+start_ms=$(date +%s%3N)
+stap_vm --rel "$rel" -- interrupted.ko >timing.out 2>timing.err </dev/null &
+pid=$!
+for ((i = 0; i < 1200; i++)); do
+	grep -qx running timing.out 2>/dev/null && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+span=$(($(date +%s%3N) - start_ms + 2000))
+kill -INT -- -"$pid" 2>/dev/null
+stop_run "$pid"
+if [ "$status" != 0 ] || [ "$(cat timing.out)" != "$(printf 'running\nend')" ]; then
+	fail "stress: a stap --vm run of the interrupted script, Ctrl-C once it runs" \
+		"status $status" "stdout:" "$(cat timing.out)" "stderr:" "$(cat timing.err)"
+	exit 0
+fi
+
+RANDOM=$seed
+before=0 after=0 bad=0
+for ((i = 1; i <= interrupts; i++)); do
+	# the moment: (RANDOM is 15 bits) somewhere in [0, span) ms
+	delay_ms=$(((RANDOM * 32768 + RANDOM) % span))
+	stap_vm --rel "$rel" -- interrupted.ko >"run$i.out" 2>"run$i.err" </dev/null &
+	pid=$!
+	sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+	kill -INT -- -"$pid" 2>/dev/null
+	stop_run "$pid"
 	out=$(cat "run$i.out") err=$(cat "run$i.err")
 	if [ "$status" = 130 ] && [ -z "$out" ] &&
 		[ "$err" = "stap-vm: SIGINT before the script started: stopped the guest" ]; then
