@@ -18,6 +18,8 @@ typedef uint64_t u64;
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define __maybe_unused __attribute__((unused))
 #define min(a, b) ((a) < (b) ? (a) : (b))
+/* as the kernel's compiler.h: the compiler forgets where VAR's value came from */
+#define OPTIMIZER_HIDE_VAR(var) __asm__("" : "=r"(var) : "0"(var))
 
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 16		/* small, so truncation is easy to test */
