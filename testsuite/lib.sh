@@ -20,6 +20,25 @@ fail() {
 	return 0
 }
 
+# wait_job PID SECONDS: waits for the background job PID (a process group of its own, under
+# set -m) at most SECONDS, then kills its group; sets job_status (its exit status, or
+# "timeout").
+wait_job() {
+	local pid=$1 i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- -"$pid" 2>/dev/null
+		wait "$pid"
+		job_status=timeout
+	else
+		wait "$pid"
+		job_status=$?
+	fi
+}
+
 # expect NAME STATUS REGEX COMMAND...: COMMAND, run in $work, exits with STATUS and its output (stdout
 # and stderr together) matches the extended regular expression REGEX, line by line; a
 # REGEX starting with (?s) is a Perl one matched against the whole output.  The result is

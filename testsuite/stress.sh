@@ -65,20 +65,10 @@ stap_vm() {
 # stop_run PID: waits for the run PID, at most 60 s after the interrupt (then kills its
 # group); sets status (its exit status, or "timeout") and took_ms
 stop_run() {
-	local pid=$1 sent_ms t
+	local sent_ms
 	sent_ms=$(date +%s%3N)
-	for ((t = 0; t < 600; t++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL -- -"$pid" 2>/dev/null
-		wait "$pid"
-		status=timeout
-	else
-		wait "$pid"
-		status=$?
-	fi
+	wait_job "$1" 60
+	status=$job_status
 	took_ms=$(($(date +%s%3N) - sent_ms))
 }
 

@@ -47,19 +47,8 @@ start_vm() {
 
 # finish_vm: waits for vm_pid (killing its group after LIMIT s); sets vm_status.
 finish_vm() {
-	local i
-	for ((i = 0; i < LIMIT * 10; i++)); do
-		kill -0 "$vm_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$vm_pid" 2>/dev/null; then
-		kill -KILL -- -"$vm_pid" 2>/dev/null
-		wait "$vm_pid"
-		vm_status=timeout
-	else
-		wait "$vm_pid"
-		vm_status=$?
-	fi
+	wait_job "$vm_pid" "$LIMIT"
+	vm_status=$job_status
 }
 
 # run_vm NAME ARGS...: start_vm and finish_vm.
