@@ -306,6 +306,19 @@ static size_t stp_relay_unread(struct rchan_buf *buf, size_t *pos)
 	}
 }
 
+/* stp_relay_unread(), taking BUF's lock for it. */
+static size_t stp_relay_unread_locked(struct rchan_buf *buf, size_t *pos)
+{
+	raw_spinlock_t *lock = stp_relay_lock_of(buf);
+	unsigned long flags;
+	size_t n;
+
+	raw_spin_lock_irqsave(lock, flags);
+	n = stp_relay_unread(buf, pos);
+	raw_spin_unlock_irqrestore(lock, flags);
+	return n;
+}
+
 static ssize_t stp_relay_read(struct file *file, char __user *ubuf, size_t count,
 			      loff_t *ppos)
 {
@@ -318,11 +331,8 @@ static ssize_t stp_relay_read(struct file *file, char __user *ubuf, size_t count
 		return -ERESTARTSYS;
 	while ((size_t)done < count) {
 		unsigned long flags;
-		size_t pos, n;
+		size_t pos, n = stp_relay_unread_locked(buf, &pos);
 
-		raw_spin_lock_irqsave(lock, flags);
-		n = stp_relay_unread(buf, &pos);
-		raw_spin_unlock_irqrestore(lock, flags);
 		if (!n)
 			break;
 		n = min(n, count - done);
@@ -344,15 +354,10 @@ static ssize_t stp_relay_read(struct file *file, char __user *ubuf, size_t count
 static __poll_t stp_relay_poll(struct file *file, poll_table *wait)
 {
 	struct rchan_buf *buf = file->private_data;
-	raw_spinlock_t *lock = stp_relay_lock_of(buf);
-	unsigned long flags;
-	size_t pos, n;
+	size_t pos;
 
 	poll_wait(file, &buf->read_wait, wait);
-	raw_spin_lock_irqsave(lock, flags);
-	n = stp_relay_unread(buf, &pos);
-	raw_spin_unlock_irqrestore(lock, flags);
-	return n ? EPOLLIN | EPOLLRDNORM : 0;
+	return stp_relay_unread_locked(buf, &pos) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /* The buffer lives until relay_close(), which the module's exit calls: an open file holds
