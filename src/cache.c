@@ -1,17 +1,28 @@
 /*
  * cache.c - the cache folder, which every pass that keeps what it derived shares:
- * $STAPLER_CACHE_DIR, else $XDG_CACHE_HOME/stapler, else ~/.cache/stapler.
+ * $STAPLER_CACHE_DIR, else $XDG_CACHE_HOME/stapler, else $HOME/.cache/stapler, else (no
+ * HOME: root under env -i, a systemd unit) .cache/stapler in the user's home of the
+ * password database (root's is /root).
  *
  *   modules/, autoconf/   the module cache and the kernel API tests (build/)
  *   dwarf/, btf/, tracepoints/   what the debuginfo layer read of a file (debuginfo/)
  *   tapsets/              the syscall tapset written for a kernel (elaborate/)
  * Files appear whole, by rename() of a finished temporary file (install_file()), so two
  * stap runs racing on one file each see a whole file or none.
+ *
+ * The cache is private: root loads the modules in it and gcc reads its headers, so a file
+ * someone else could plant there would run in the kernel.  Folders are made 0700 and files
+ * 0600, and a cache folder is used only if it is the user's own, not open to others, and
+ * every folder above it belongs to root or the user and is writable by nobody else (a
+ * root-owned sticky folder such as /tmp aside: there others cannot move what is ours).
+ * When it is not, stap says why, and the run caches nothing: it gets a fresh private
+ * folder, removed at exit.
  */
 #include "cache.h"
 #include "hash.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,20 +30,186 @@
 
 enum cache_mode cache_mode = CACHE_USE;
 
+static char *cache_folder;	/* checked, made; or the run's scratch folder */
+static char *scratch_folder;	/* the run's own when no cache folder was safe */
+
+/* The home of the password database, when it is a folder (not "/" or "/nonexistent"). */
+static char *passwd_home(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' || !pw->pw_dir[1] || !is_dir(pw->pw_dir))
+		return NULL;
+	return xstrdup(pw->pw_dir);
+}
+
+/* Why folder ST at PATH may not be above the cache, or NULL. */
+static char *unsafe_above(const char *path, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return xasprintf("%s is not a folder", path);
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return xasprintf("%s belongs to uid %u", path, (unsigned)st->st_uid);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_uid == 0 && (st->st_mode & S_ISVTX)))
+		return xasprintf("others can write to %s", path);
+	return NULL;
+}
+
+/*
+ * Makes the cache folder DIR (an absolute path) and checks it; NULL when it is safe to use,
+ * else why not.  The folders that exist are checked from the root down before anything is
+ * made in them; what is missing is made 0700, one folder at a time.
+ */
+static char *unsafe_cache_folder(const char *dir)
+{
+	char *real = NULL, *missing, *why = NULL, *p;
+	struct stat st;
+	size_t len;
+
+	if (dir[0] != '/')
+		return xasprintf("%s is not an absolute path", dir);
+	/* the longest part of DIR that exists, with its links resolved */
+	for (len = strlen(dir); len > 0; len--) {
+		if (len < strlen(dir) && dir[len] != '/')
+			continue;
+		p = xstrndup(dir, len);
+		real = realpath(p, NULL);
+		free(p);
+		if (real || errno != ENOENT)
+			break;
+	}
+	if (!real && len > 0)
+		return xasprintf("%.*s: %s", (int)len, dir, strerror(errno));
+	if (!real)
+		real = xstrdup("/");
+	missing = xstrdup(dir + len);
+	/* each folder from the root down to REAL (the cache folder itself is checked below) */
+	for (char *slash = real;; slash = strchr(slash + 1, '/')) {
+		char *prefix = slash ? xstrndup(real, slash == real ? 1 : (size_t)(slash - real))
+				     : xstrdup(real);
+
+		if (lstat(prefix, &st))
+			why = xasprintf("%s: %s", prefix, strerror(errno));
+		else if (slash || strspn(missing, "/") < strlen(missing))
+			why = unsafe_above(prefix, &st);
+		free(prefix);
+		if (why || !slash)
+			break;
+	}
+	/* then the folders to make, each the user's own (one that appeared meanwhile too) */
+	for (char *name = strtok(missing, "/"); !why && name; name = strtok(NULL, "/")) {
+		char *next;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			why = xasprintf("%s is not a plain path", dir);
+			break;
+		}
+		next = xasprintf("%s%s%s", real, strcmp(real, "/") ? "/" : "", name);
+		free(real);
+		real = next;
+		if (mkdir(real, 0700) && errno != EEXIST)
+			why = xasprintf("cannot make %s: %s", real, strerror(errno));
+		else if (lstat(real, &st))
+			why = xasprintf("%s: %s", real, strerror(errno));
+	}
+	/* the cache folder itself: the user's, and private (older stapler made it 0755) */
+	if (!why) {
+		if (!S_ISDIR(st.st_mode))
+			why = xasprintf("%s is not a folder", real);
+		else if (st.st_uid != geteuid())
+			why = xasprintf("%s belongs to uid %u", real, (unsigned)st.st_uid);
+		else if ((st.st_mode & 077) && chmod(real, 0700))
+			why = xasprintf("cannot make %s private: %s", real, strerror(errno));
+	}
+	free(missing);
+	free(real);
+	return why;
+}
+
+static void remove_scratch_folder(void)
+{
+	cache_cleanup();
+}
+
+/* A fresh private folder of this run's, removed at exit: a run whose cache is unsafe. */
+static char *make_scratch_folder(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/stapler-cache-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+
+	if (!mkdtemp(dir)) {
+		free(dir);
+		dir = xstrdup("/nonexistent/stapler-cache");	/* every write fails, harmlessly */
+		return dir;
+	}
+	scratch_folder = xstrdup(dir);
+	atexit(remove_scratch_folder);
+	return dir;
+}
+
+/* The cache folder, made and checked the first time it is asked for (see above). */
 char *cache_dir(void)
 {
 	const char *dir = getenv("STAPLER_CACHE_DIR");
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
+	char *home_of_passwd, *why;
 
+	if (cache_folder)
+		return xstrdup(cache_folder);
 	if (dir && *dir)
-		return xstrdup(dir);
-	if (xdg && *xdg == '/')
-		return xasprintf("%s/stapler", xdg);
-	return xasprintf("%s/.cache/stapler", home && *home ? home : "/tmp");
+		cache_folder = xstrdup(dir);
+	else if (xdg && *xdg == '/')
+		cache_folder = xasprintf("%s/stapler", xdg);
+	else if (home && *home)
+		cache_folder = xasprintf("%s/.cache/stapler", home);
+	else if ((home_of_passwd = passwd_home())) {
+		cache_folder = xasprintf("%s/.cache/stapler", home_of_passwd);
+		free(home_of_passwd);
+	}
+	why = cache_folder ? unsafe_cache_folder(cache_folder)
+			   : xstrdup("no HOME, and the user has no home folder");
+	/* HOME may be someone else's (sudo keeps it): then the user's own home */
+	if (why && !(dir && *dir) && (home_of_passwd = passwd_home())) {
+		char *own = xasprintf("%s/.cache/stapler", home_of_passwd);
+		char *own_why = cache_folder && strcmp(own, cache_folder) == 0 ? NULL
+				: unsafe_cache_folder(own);
+
+		free(home_of_passwd);
+		if (cache_folder && strcmp(own, cache_folder) != 0 && !own_why) {
+			diag_system_warning("not using the cache folder %s: %s; using %s",
+					    cache_folder, why, own);
+			free(why);
+			why = NULL;
+			free(cache_folder);
+			cache_folder = own;
+			own = NULL;
+		}
+		free(own);
+		free(own_why);
+	}
+	if (why) {
+		diag_system_warning("not using the cache folder %s: %s; nothing is cached",
+				    cache_folder ? cache_folder : "", why);
+		free(why);
+		free(cache_folder);
+		cache_folder = make_scratch_folder();
+		if (cache_mode == CACHE_USE)
+			cache_mode = CACHE_POISONED;	/* nothing to read in a new folder */
+	}
+	return xstrdup(cache_folder);
 }
 
-/* mkdir -p */
+void cache_cleanup(void)
+{
+	if (scratch_folder) {
+		remove_tree_warning(scratch_folder);
+		free(scratch_folder);
+		scratch_folder = NULL;
+	}
+}
+
+/* mkdir -p, each folder made private */
 int make_dirs(const char *path)
 {
 	char *p = xstrdup(path);
@@ -40,7 +217,7 @@ int make_dirs(const char *path)
 	for (char *slash = strchr(p + 1, '/');; slash = strchr(slash + 1, '/')) {
 		if (slash)
 			*slash = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
+		if (mkdir(p, 0700) && errno != EEXIST) {
 			free(p);
 			return -1;
 		}
@@ -82,7 +259,7 @@ int install_file(const char *path, const void *data, size_t len)
 		p += n;
 		len -= n;
 	}
-	fchmod(fd, 0644);
+	fchmod(fd, 0600);	/* mkstemp's mode; said for the reader */
 	if (close(fd) || rename(tmp, path))
 		unlink(tmp);
 	else
@@ -98,6 +275,8 @@ int cache_clean(bool verbose)
 {
 	char *dir = cache_dir();
 
+	if (scratch_folder)	/* not one to touch: cache_dir() said why */
+		return 1;
 	if (is_dir(dir))
 		remove_tree_warning(dir);
 	if (verbose)

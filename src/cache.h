@@ -13,7 +13,10 @@ enum cache_mode {
 };
 extern enum cache_mode cache_mode;
 
+/* The cache folder: made 0700, and used only when safe (cache.c); else a folder of this
+ * run's, removed by cache_cleanup() (at exit, and by a Ctrl-C's handler). */
 char *cache_dir(void);
+void cache_cleanup(void);
 /* CACHE/FOLDER/NAMEKEY: the cache file of what this stap program derives from the file
  * SOURCE (KEY: a hash of TAG, SOURCE's identity and size and time, and the program's). */
 char *cache_path_for_file(const char *folder, const char *name, const char *tag,

@@ -85,6 +85,7 @@ static void on_interrupt(int sig)
 {
 	if (interrupted_session)
 		remove_tmpdir(interrupted_session);
+	cache_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

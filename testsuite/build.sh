@@ -1,6 +1,7 @@
 # build.sh - layer 3b: pass 4 on the host against the reference kernel's headers: the
 # kernel API tests (stp_autoconf.h), the module cache (its key, races, its size limit), and
-# the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache).  Each
+# the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache), and that
+# the cache is private (a planted cache is refused, the cleaning follows no link).  Each
 # module build takes seconds, so the cases share builds: about eight builds in all.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -94,6 +95,47 @@ details="$modinfo"
 check "a hit under another -m is renamed (.modinfo and struct module)" \
 	test -n "$(grep -o 'name=b_hel$' <<<"$modinfo")" -a "$this" = b_hel
 
+# 2b. the cache is private, and used only when it is safe: a user who made the folder
+# first, or can write to a folder above it, cannot plant a module or a header for root
+details=$(find "$STAPLER_CACHE_DIR" -perm /077 -printf '%M %p\n')
+check "the cache's folders are 0700 and its files 0600" \
+	test -z "$details" -a "$(stat -c %a "$STAPLER_CACHE_DIR")" = 700
+own=$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/stapler
+mallory=$work/mallory		# a HOME that belongs to someone else, with a planted cache
+mkdir -p "$mallory/.cache"
+cp -a "$STAPLER_CACHE_DIR" "$mallory/.cache/stapler"
+chown -R nobody "$mallory"
+out=$(cd "$work/b" && env -u STAPLER_CACHE_DIR -u XDG_CACHE_HOME HOME=$mallory \
+	"$STAP" -v -p4 -r "$rel" -m b_hello ../hello.stp 2>&1)
+status=$?
+details=$out
+check "a HOME that is another user's is not the cache; stap says so and uses the user's own" \
+	test $status = 0 -a -f "$work/b/b_hello.ko" -a -n "$(grep -Fx "WARNING: not using the cache folder $mallory/.cache/stapler: $mallory belongs to uid $(id -u nobody); using $own" <<<"$out")" \
+	-a -z "$(grep -F "$mallory/.cache/stapler/modules" <<<"$out")"
+out=$(cd "$work/b" && env -i PATH="$PATH" TMPDIR="$TMPDIR" "$STAP" -v -p4 -r "$rel" -m b_hello \
+	../hello.stp 2>&1)
+details=$out
+check "without HOME the cache is in the home of the password database" \
+	has "^Pass 4: using cached $own/modules/../[0-9a-f]*\.ko\$" "$out"
+mkdir -p "$work/open/cache/modules"
+touch "$work/open/cache/modules/planted"
+chmod 777 "$work/open"
+out=$(STAPLER_CACHE_DIR=$work/open/cache "$STAP" --clean-cache 2>&1)
+status=$?
+details=$out
+check "a cache below a folder others can write to is refused, and --clean-cache leaves it" \
+	test $status = 1 -a -f "$work/open/cache/modules/planted" -a \
+	"$out" = "WARNING: not using the cache folder $work/open/cache: others can write to $work/open; nothing is cached"
+out=$(STAPLER_CACHE_DIR=$mallory/.cache/stapler "$STAP" --clean-cache 2>&1)
+status=$?
+details=$out
+check "a cache folder that is another user's is refused" \
+	test $status = 1 -a -d "$mallory/.cache/stapler/modules" -a \
+	"$out" = "WARNING: not using the cache folder $mallory/.cache/stapler: $mallory belongs to uid $(id -u nobody); nothing is cached"
+out=$(STAPLER_CACHE_DIR=$work/never/made "$STAP" -V 2>&1 >/dev/null; ls "$work/never" 2>&1)
+details=$out
+check "a run that needs no cache makes no cache folder" test ! -e "$work/never"
+
 # 3. --disable-cache rebuilds and writes nothing; -B reaches make; -k keeps the folder
 before=$(find "$STAPLER_CACHE_DIR" -type f | sort)
 rm -rf "$work/tmp"/*
@@ -170,6 +212,10 @@ modules() { find "$STAPLER_CACHE_DIR/modules" -name '*.ko' | sort; }
 before=$(modules)
 echo 0 >"$STAPLER_CACHE_DIR/cache_mb_limit"
 echo 0 >"$STAPLER_CACHE_DIR/cache_clean_interval_s"
+# a link among the modules' folders is skipped, not followed: what it points to stays
+mkdir -p "$work/victim"
+touch "$work/victim/00000000000000000000000000000000.ko" "$work/victim/00000000000000000000000000000000.c"
+ln -s "$work/victim" "$STAPLER_CACHE_DIR/modules/zz"
 printf '%s\n' 'probe begin { println("newest") exit() }' >"$work/newest.stp"
 out=$(cd "$work/c" && "$STAP" -vv -p4 -r "$rel" -m b_newest ../newest.stp 2>&1)
 details=$out
@@ -182,6 +228,10 @@ check "the cleaning removes the older entries and keeps the newest" \
 out=$(cd "$work/c" && "$STAP" -v -p4 -r "$rel" -m b_newest ../newest.stp 2>&1)
 details=$out
 check "the kept entry still hits" has '^Pass 4: using cached' "$out"
+details=$(ls -l "$work/victim")
+check "the cleaning does not follow a link in the cache" \
+	test -f "$work/victim/00000000000000000000000000000000.ko" -a \
+	-f "$work/victim/00000000000000000000000000000000.c"
 
 # the compiler's version is part of the key: a gcc that says another version misses (it
 # is the same gcc, behind a script first in the PATH); the interval spares the cache

@@ -14,7 +14,8 @@
  * new entry is stored, at most once every cache_clean_interval_s seconds (300), the least
  * recently used entries go until the rest fit.  A hit touches its .ko, so the .ko's time
  * is when the entry was last used; the file last_cleaned's time is when the cache was
- * last cleaned.
+ * last cleaned.  The cleaning walks modules/ by folder descriptors and never follows a
+ * link: a modules/KK that points elsewhere is skipped, not emptied.
  */
 #include "module_cache.h"
 #include "cache.h"
@@ -22,6 +23,7 @@
 #include "../../staprun/modimage.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -269,7 +271,8 @@ static long cache_setting(struct session *s, const char *dir, const char *name, 
 }
 
 struct cache_entry {
-	char *ko;		/* modules/KK/KEY.ko; KEY.c beside it */
+	char *folder;		/* KK, in modules/ */
+	char *ko;		/* KEY.ko in it; KEY.c beside it */
 	off_t size;		/* of both */
 	struct timespec used;	/* the .ko's modification time */
 };
@@ -282,6 +285,8 @@ static int compare_entries_by_use(const void *a, const void *b)
 		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
 	if (x->used.tv_nsec != y->used.tv_nsec)
 		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	if (strcmp(x->folder, y->folder))
+		return strcmp(x->folder, y->folder);
 	return strcmp(x->ko, y->ko);
 }
 
@@ -291,36 +296,96 @@ static char *sibling(const char *ko, const char *ext)
 	return xasprintf("%.*s.%s", (int)(strlen(ko) - strlen(".ko")), ko, ext);
 }
 
+/* The folder NAME in the folder AT (AT_FDCWD: a path), opened without following a link. */
+static int open_folder(int at, const char *name)
+{
+	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The module entries in the folder KK (descriptor FD), added to *ENTRIES. */
+static void folder_entries(int fd, const char *kk, struct cache_entry **entries, int *n,
+			   int *capacity, off_t *total)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat ko_st, c_st;
+		char *c;
+
+		if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".ko") != 0 ||
+		    fstatat(fd, e->d_name, &ko_st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(ko_st.st_mode))
+			continue;
+		if (*n == *capacity) {
+			*capacity = *capacity ? 2 * *capacity : 64;
+			*entries = xrealloc(*entries, *capacity * sizeof(**entries));
+		}
+		c = sibling(e->d_name, "c");
+		(*entries)[*n] = (struct cache_entry){
+			.folder = xstrdup(kk),
+			.ko = xstrdup(e->d_name),
+			.size = ko_st.st_size,
+			.used = ko_st.st_mtim,
+		};
+		if (fstatat(fd, c, &c_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(c_st.st_mode))
+			(*entries)[*n].size += c_st.st_size;
+		*total += (*entries)[*n].size;
+		(*n)++;
+		free(c);
+	}
+	closedir(d);
+}
+
 /* The module entries of the cache, least recently used first; their total size. */
 static struct cache_entry *cache_entries(const char *dir, int *count, off_t *total)
 {
 	char *modules = xasprintf("%s/modules", dir);
-	struct strlist files = tree_files(modules);
-	struct cache_entry *entries = xcalloc(files.count + 1, sizeof(*entries));
-	int n = 0;
+	struct cache_entry *entries = NULL;
+	int fd = open_folder(AT_FDCWD, modules), n = 0, capacity = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
 
 	*total = 0;
-	for (int i = 0; i < files.count; i++) {
-		const char *ko = files.items[i];
-		struct stat ko_st, c_st;
-		char *c;
+	while (d && (e = readdir(d))) {
+		int sub;
 
-		if (strlen(ko) < 4 || strcmp(ko + strlen(ko) - 3, ".ko") != 0 ||
-		    stat(ko, &ko_st))
+		if (e->d_name[0] == '.' || (sub = open_folder(fd, e->d_name)) < 0)
 			continue;
-		c = sibling(ko, "c");
-		entries[n].ko = xstrdup(ko);
-		entries[n].size = ko_st.st_size + (stat(c, &c_st) == 0 ? c_st.st_size : 0);
-		entries[n].used = ko_st.st_mtim;
-		*total += entries[n].size;
-		n++;
-		free(c);
+		folder_entries(sub, e->d_name, &entries, &n, &capacity, total);
 	}
-	strlist_free(&files);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
 	free(modules);
-	qsort(entries, n, sizeof(entries[0]), compare_entries_by_use);
+	if (n)
+		qsort(entries, n, sizeof(entries[0]), compare_entries_by_use);
 	*count = n;
 	return entries;
+}
+
+/* Removes ENTRY's .ko, then its .c (without the .ko the entry is gone), in DIR/modules. */
+static void remove_entry(const char *dir, const struct cache_entry *entry)
+{
+	char *modules = xasprintf("%s/modules", dir);
+	int fd = open_folder(AT_FDCWD, modules), sub = fd >= 0 ? open_folder(fd, entry->folder) : -1;
+
+	if (sub >= 0) {
+		char *c = sibling(entry->ko, "c");
+
+		unlinkat(sub, entry->ko, 0);
+		unlinkat(sub, c, 0);
+		free(c);
+		close(sub);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(modules);
 }
 
 /*
@@ -350,16 +415,16 @@ static void cache_limit(struct session *s, const char *kept)
 	install_file(stamp, "", 0);	/* now */
 	entries = cache_entries(dir, &count, &total);
 	for (int i = 0; i < count; i++) {
-		if (total > limit && strcmp(entries[i].ko, kept) != 0) {
-			char *c = sibling(entries[i].ko, "c");
+		char *path = xasprintf("%s/modules/%s/%s", dir, entries[i].folder, entries[i].ko);
 
-			unlink(entries[i].ko);	/* the .ko first: without it the entry is gone */
-			unlink(c);
-			free(c);
+		if (total > limit && strcmp(path, kept) != 0) {
+			remove_entry(dir, &entries[i]);
 			total -= entries[i].size;
 			freed += entries[i].size;
 			removed++;
 		}
+		free(path);
+		free(entries[i].folder);
 		free(entries[i].ko);
 	}
 	free(entries);
