@@ -495,6 +495,15 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 			semantic_error(el, n->tok, "write to target variable not permitted; "
 				       "need stap -g");
 		}
+	} else if ((n->kind == ND_CAST || n->kind == ND_AT_VAR || n->kind == ND_AUTOCAST) &&
+		   !el->session->guru && !(sc->file && sc->file->source &&
+					   sc->file->source->is_tapset)) {
+		/* kernel memory at an address the script chose: stap's words for each */
+		resolve(el, sc, n);
+		semantic_error(el, n->tok,
+			       "%s not permitted; need stap -g",
+			       n->kind == ND_CAST ? "write to @cast context variable" :
+			       n->kind == ND_AT_VAR ? "write to @var variable" : "write");
 	} else {
 		char *text = n->kind == ND_TARGET ? expression_text(n) : NULL;
 
