@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -130,34 +131,39 @@ static bool is_regular_executable(const char *path)
 /*
  * PATH (links resolved) is root's and only root may change it: the file is not group- or
  * other-writable, and no folder above it is writable by others, or by a group other than
- * root's.  Else an "ERROR: ..." line and false.
+ * root's.  Else false, and unless QUIET an "ERROR: ..." line.
  */
-static bool installed_by_root(const char *path)
+static bool installed_by_root(const char *path, bool quiet)
 {
 	char *real = realpath(path, NULL);
 	struct stat st;
 	bool ok = false;
 
 	if (!real) {
-		fprintf(stderr, "ERROR: cannot find %s: %s\n", path, strerror(errno));
+		if (!quiet)
+			fprintf(stderr, "ERROR: cannot find %s: %s\n", path, strerror(errno));
 		return false;
 	}
 	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || access(real, X_OK) != 0) {
-		fprintf(stderr, "ERROR: %s is not an executable file\n", path);
+		if (!quiet)
+			fprintf(stderr, "ERROR: %s is not an executable file\n", path);
 		goto out;
 	}
 	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		fprintf(stderr, "ERROR: %s must be owned by root and writable by nobody else: "
-			"staprun running setuid root runs only what root installed\n", real);
+		if (!quiet)
+			fprintf(stderr, "ERROR: %s must be owned by root and writable by nobody "
+				"else: staprun running setuid root runs only what root installed\n",
+				real);
 		goto out;
 	}
 	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
 		*slash = '\0';
 		if (stat(*real ? real : "/", &st) != 0 || st.st_uid != 0 ||
 		    (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != 0)) {
-			fprintf(stderr, "ERROR: the folder %s must be owned by root and writable by "
-				"nobody else: staprun running setuid root runs only what root "
-				"installed\n", *real ? real : "/");
+			if (!quiet)
+				fprintf(stderr, "ERROR: the folder %s must be owned by root and "
+					"writable by nobody else: staprun running setuid root runs "
+					"only what root installed\n", *real ? real : "/");
 			goto out;
 		}
 	}
@@ -174,7 +180,7 @@ char *trusted_program(const char *name, const char *installed)
 
 	if (getuid() != 0 || geteuid() != 0 || getgid() != getegid()) {
 		/* setuid (or not root at all): a program beside this one may be anybody's */
-		if (!installed_by_root(installed))
+		if (!installed_by_root(installed, false))
 			return NULL;
 		return strdup(installed);
 	}
@@ -184,7 +190,9 @@ char *trusted_program(const char *name, const char *installed)
 
 		exe[n] = '\0';
 		snprintf(path, sizeof(path), "%s/%s", dirname(exe), name);
-		if (is_regular_executable(path))
+		/* root runs it too: only if nobody but root could have put it there (a
+		 * group-writable /usr/local/bin of Debian's staff is not root's alone) */
+		if (is_regular_executable(path) && installed_by_root(path, true))
 			return strdup(path);
 	}
 	return strdup(installed);
@@ -222,4 +230,48 @@ bool set_fs_ids(uid_t uid, gid_t gid)
 	setfsuid(uid);
 	/* setfsuid() tells no failure: the ids are asked again */
 	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
+}
+
+/* ---- who may do what ---- */
+
+static bool real_user_in_group(const char *group)
+{
+	struct group *gr = getgrnam(group);
+	gid_t gid, *groups;
+	bool found = false;
+	int n;
+
+	if (!gr)
+		return false;
+	gid = gr->gr_gid;
+	if (getgid() == gid)
+		return true;
+	n = getgroups(0, NULL);
+	if (n <= 0)
+		return false;
+	groups = calloc(n, sizeof(*groups));
+	if (!groups)
+		fatal("out of memory");
+	n = getgroups(n, groups);
+	for (int i = 0; i < n && !found; i++)
+		found = groups[i] == gid;
+	free(groups);
+	return found;
+}
+
+enum privilege real_user_privilege(void)
+{
+	if (getuid() == 0)
+		return PRIV_ROOT;
+	if (real_user_in_group("stapdev"))
+		return PRIV_STAPDEV;
+	if (real_user_in_group("stapusr"))
+		return PRIV_STAPUSR;
+	return PRIV_NONE;
+}
+
+/* A session whose folder in debugfs is ST: root, stapdev and the user who loaded it. */
+bool may_use_session(const struct stat *st, enum privilege priv)
+{
+	return priv >= PRIV_STAPDEV || st->st_uid == getuid();
 }

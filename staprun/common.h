@@ -50,13 +50,26 @@ bool parse_number(const char *s, long min, long max, long *out);
 bool parse_rotation(const char *arg, long *megabytes, long *files);
 void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+enum privilege {
+	PRIV_NONE,
+	PRIV_STAPUSR,	/* modules installed under /lib/modules/REL/systemtap only */
+	PRIV_STAPDEV,	/* any module */
+	PRIV_ROOT,
+};
+enum privilege real_user_privilege(void);	/* root, stapdev, stapusr or none */
+struct stat;
+/* May the real user attach to, or remove, the session whose debugfs folder is ST?  Root,
+ * members of stapdev, and the user who loaded it (staprun gives them the folder). */
+bool may_use_session(const struct stat *st, enum privilege priv);
+
 /* /sys/kernel/debug/systemtap/MODULE[/NAME] */
 char *module_debugfs_path(const char *module, const char *name);
 bool ensure_debugfs_mounted(void);
 
 /*
  * The program NAME to run: for root (real and effective ids), NAME beside the running
- * program (a build tree) if there is one, else INSTALLED, the compiled-in path.  Otherwise
+ * program (a build tree) if there is one and root alone could have put it there (see
+ * installed_by_root()), else INSTALLED, the compiled-in path.  Otherwise
  * (setuid root, where the folder of a hard link to this program may be the user's) only
  * INSTALLED, and only if it and its folders are root's and writable by nobody else: NULL,
  * with an "ERROR: ..." line, if not.

@@ -14,9 +14,9 @@
  */
 #include "stapio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -51,6 +52,7 @@ struct relay {
 struct session {
 	const char *module;
 	int ctl_fd;
+	bool foreign;			/* another user's session: not ours to remove */
 	struct relay *relays;
 	size_t nrelays;
 	struct out_stream **streams;	/* one, or one per CPU in bulk mode */
@@ -373,12 +375,22 @@ static bool read_messages(struct session *s)
 	return true;
 }
 
-static int relay_cpu(const char *path)
+/* traceN: N, else -1 */
+static int relay_cpu(const char *name)
 {
-	const char *base = strrchr(path, '/');
+	size_t len = strlen(STP_RELAY_BASENAME);
 
-	base = base ? base + 1 : path;
-	return atoi(base + strlen(STP_RELAY_BASENAME));
+	if (strncmp(name, STP_RELAY_BASENAME, len) != 0 || !name[len] ||
+	    strspn(name + len, "0123456789") != strlen(name + len))
+		return -1;
+	return atoi(name + len);
+}
+
+static int compare_relays(const void *a, const void *b)
+{
+	const struct relay *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 static bool open_outputs(struct session *s)
@@ -397,55 +409,83 @@ static bool open_outputs(struct session *s)
 	return true;
 }
 
+/*
+ * The session's folder in debugfs is opened once, its owner checked on the opened folder
+ * (staprun checked it by name; a session replaced since, of another user's under the same
+ * name, is refused here), and its files opened inside it.
+ */
 static bool open_channels(struct session *s)
 {
-	char *ctl = module_debugfs_path(s->module, STP_CTL_FILE);
-	char *pattern = module_debugfs_path(s->module, STP_RELAY_BASENAME "[0-9]*");
-	char *bulkmode = module_debugfs_path(s->module, STP_BULKMODE_FILE);
+	char *dir_path = module_debugfs_path(s->module, NULL);
 	bool ok = false;
-	glob_t found = { 0 };
+	struct stat st;
+	struct dirent *e;
+	DIR *d = NULL;
+	int dir;
 
-	s->ctl_fd = open(ctl, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (s->ctl_fd < 0) {
+	dir = open(dir_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0 || fstat(dir, &st) != 0) {
 		if (errno == ENOENT)
 			fprintf(stderr, "ERROR: no module %s is loaded (%s is missing)\n",
-				s->module, ctl);
+				s->module, dir_path);
 		else
-			fprintf(stderr, "ERROR: cannot open the control channel %s: %s%s\n", ctl,
-				strerror(errno),
+			fprintf(stderr, "ERROR: cannot open %s: %s\n", dir_path, strerror(errno));
+		goto out;
+	}
+	if (!may_use_session(&st, real_user_privilege())) {
+		fprintf(stderr, "ERROR: cannot attach to module %s: another user loaded it (only "
+			"root, members of stapdev and the user who loaded a module may attach to "
+			"it)\n", s->module);
+		s->foreign = true;
+		goto out;
+	}
+	s->ctl_fd = openat(dir, STP_CTL_FILE, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (s->ctl_fd < 0) {
+		if (errno == ENOENT)
+			fprintf(stderr, "ERROR: no module %s is loaded (%s/%s is missing)\n",
+				s->module, dir_path, STP_CTL_FILE);
+		else
+			fprintf(stderr, "ERROR: cannot open the control channel %s/%s: %s%s\n",
+				dir_path, STP_CTL_FILE, strerror(errno),
 				errno == EBUSY ? " (another stapio is attached)" : "");
 		goto out;
 	}
-	if (glob(pattern, 0, NULL, &found) != 0 || found.gl_pathc == 0) {
-		fprintf(stderr, "ERROR: the module %s has no output buffers (%s)\n", s->module,
-			pattern);
-		goto out;
-	}
-	s->bulk = access(bulkmode, F_OK) == 0;
-	s->relays = calloc(found.gl_pathc, sizeof(*s->relays));
-	if (!s->relays)
-		fatal("out of memory");
-	for (size_t i = 0; i < found.gl_pathc; i++) {
-		int fd = open(found.gl_pathv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	s->bulk = faccessat(dir, STP_BULKMODE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	d = fdopendir(dup(dir));
+	while (d && (e = readdir(d))) {
+		int cpu = relay_cpu(e->d_name), fd;
+		struct relay *grown;
 
+		if (cpu < 0)
+			continue;
+		fd = openat(dir, e->d_name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0) {
-			fprintf(stderr, "ERROR: cannot open %s: %s\n", found.gl_pathv[i],
+			fprintf(stderr, "ERROR: cannot open %s/%s: %s\n", dir_path, e->d_name,
 				strerror(errno));
 			goto out;
 		}
-		s->relays[s->nrelays].fd = fd;
-		s->relays[s->nrelays].cpu = relay_cpu(found.gl_pathv[i]);
-		s->relays[s->nrelays].polled = true;
+		grown = realloc(s->relays, (s->nrelays + 1) * sizeof(*s->relays));
+		if (!grown)
+			fatal("out of memory");
+		s->relays = grown;
+		s->relays[s->nrelays] = (struct relay){ .fd = fd, .cpu = cpu, .polled = true };
 		s->nrelays++;
 	}
+	if (s->nrelays == 0) {
+		fprintf(stderr, "ERROR: the module %s has no output buffers (%s/%s[0-9]*)\n",
+			s->module, dir_path, STP_RELAY_BASENAME);
+		goto out;
+	}
+	qsort(s->relays, s->nrelays, sizeof(*s->relays), compare_relays);
 	say(1, "reading %zu output buffer%s%s", s->nrelays, s->nrelays == 1 ? "" : "s",
 	    s->bulk ? " in bulk mode, each into a file of its own" : "");
 	ok = open_outputs(s);
 out:
-	globfree(&found);
-	free(ctl);
-	free(pattern);
-	free(bulkmode);
+	if (d)
+		closedir(d);
+	if (dir >= 0)
+		close(dir);
+	free(dir_path);
 	return ok;
 }
 
@@ -822,8 +862,8 @@ int main(int argc, char **argv)
 		return s.status;
 	}
 	close_channels(&s);
-	if (!opened && opt.attach)
-		return 1;	/* not ours to remove: another stapio may have it */
+	if (!opened && (opt.attach || s.foreign))
+		return 1;	/* not ours to remove: another stapio may have it, or another user */
 	if (remove_module(s.module) || output_failed)
 		s.status = 1;
 	return s.status;

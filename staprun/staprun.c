@@ -83,12 +83,6 @@ struct options {
 	int nsettings;
 };
 
-enum privilege {
-	PRIV_NONE,
-	PRIV_STAPUSR,	/* modules installed under /lib/modules/REL/systemtap only */
-	PRIV_STAPDEV,	/* any module */
-	PRIV_ROOT,
-};
 
 static __attribute__((noreturn)) void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -252,42 +246,6 @@ static void read_options(int argc, char **argv, struct options *o)
 }
 
 /* ---- who is asking ---- */
-
-static bool real_user_in_group(const char *group)
-{
-	struct group *gr = getgrnam(group);
-	gid_t gid, *groups;
-	bool found = false;
-	int n;
-
-	if (!gr)
-		return false;
-	gid = gr->gr_gid;
-	if (getgid() == gid)
-		return true;
-	n = getgroups(0, NULL);
-	if (n <= 0)
-		return false;
-	groups = calloc(n, sizeof(*groups));
-	if (!groups)
-		fatal("out of memory");
-	n = getgroups(n, groups);
-	for (int i = 0; i < n && !found; i++)
-		found = groups[i] == gid;
-	free(groups);
-	return found;
-}
-
-static enum privilege real_user_privilege(void)
-{
-	if (getuid() == 0)
-		return PRIV_ROOT;
-	if (real_user_in_group("stapdev"))
-		return PRIV_STAPDEV;
-	if (real_user_in_group("stapusr"))
-		return PRIV_STAPUSR;
-	return PRIV_NONE;
-}
 
 /* Loading needs the kernel's privilege: root, or staprun installed setuid root. */
 static void need_effective_root(void)
@@ -711,8 +669,7 @@ static bool may_control(const char *name, enum privilege priv)
 {
 	char *dir = module_debugfs_path(name, NULL);
 	struct stat st;
-	bool yes = priv >= PRIV_STAPDEV ||
-		   (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid());
+	bool yes = lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && may_use_session(&st, priv);
 
 	free(dir);
 	return yes;
