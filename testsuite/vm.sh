@@ -170,6 +170,17 @@ build_all() {
 	done
 }
 
+# stuck_backtraces: where the vCPUs of a guest that froze were (vm-batch's JOB.stuck), but
+# the harness's own stuck job's
+stuck_backtraces() {
+	local f
+	for f in "$kwork/results"/*.stuck; do
+		[ -f "$f" ] && [ "$(basename "$f")" != fixture_stuck.stuck ] || continue
+		echo "$(basename "$f" .stuck): the guest's vCPUs when it was stopped"
+		grep -E '^(Thread|#[0-9]|rip|  [0-9]+ +Thread)' "$f" | head -n 80
+	done
+}
+
 # boot_and_compare NAME...: one boot of $rel for $kwork/batch, then each run's status,
 # kernel verdict, output and errors against run/NAME.out (NAME.SERIES.out first: the
 # kernel series' twin, e.g. NAME.6.12.out)
@@ -192,6 +203,7 @@ boot_and_compare() {
 		# vm-batch's lines but the clean jobs', then the console's end
 		fail "vm$label: the guest ran every job (vm-batch status $batch_status)" \
 			"$(grep -v ' verdict=clean$' "$kwork/vm-batch.log")" \
+			"$(stuck_backtraces)" \
 			"$(tail -n 30 "$kwork/results/console.log" 2>/dev/null)"
 	fi
 	for name in "$@"; do
