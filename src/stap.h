@@ -106,6 +106,8 @@ struct source_file {
 	char *name;		/* "<input>" for -e, else the path */
 	char *text;		/* whole contents, NUL-terminated */
 	bool is_tapset;		/* from the tapset library: trusted, guru-like */
+	bool from_include_dir;	/* a tapset of an -I folder: its code's "unprivileged"
+				 * marks do not count for --privilege=stapusr */
 };
 
 enum token_kind {

@@ -9,7 +9,9 @@
  *            end, error, never, process.*, timer.{jiffies,s,sec,ms,msec,us,usec,ns,nsec,
  *            hz}(N); and only the tapset functions with embedded C whose code says
  *            it is safe for them: "unprivileged" or "myproc-unprivileged", as stap's
- *            tapsets mark theirs (embedded-C expressions of tapset functions alike)
+ *            tapsets mark theirs (embedded-C expressions of tapset functions alike);
+ *            only the library's marks count, not those of a tapset in an -I folder
+ *            (stap 4.8 takes those too: a user's own tapset could read the kernel)
  *
  * Pass 2 says what is refused in stap's words.
  */
@@ -64,11 +66,19 @@ bool privilege_allows_point(struct elaborator *el, struct probe_point *pp)
 	return false;
 }
 
-/* An embedded-C function says it is safe for stapusr in its code's comments. */
+/* A tapset of an -I folder: its author is not the library's, whose marks stapusr trusts. */
+static bool from_include_dir(const struct token *tok)
+{
+	return tok && tok->file && tok->file->from_include_dir;
+}
+
+/* An embedded-C function of the library says it is safe for stapusr in its code's comments. */
 static bool unprivileged_function(const struct function *f)
 {
 	const char *code = f->embedded ? f->embedded->text : "";
 
+	if (from_include_dir(f->tok))
+		return false;
 	return strstr(code, "/* unprivileged */") || strstr(code, "/* myproc-unprivileged */");
 }
 
@@ -78,8 +88,9 @@ static bool refuse_embedded_expression(struct node *n, void *arg)
 {
 	struct elaborator *el = arg;
 
-	if (n->kind == ND_EMBEDDED_EXPR && !strstr(n->string, "/* unprivileged */") &&
-	    !strstr(n->string, "/* myproc-unprivileged */"))
+	if (n->kind == ND_EMBEDDED_EXPR && (from_include_dir(n->tok) ||
+					    (!strstr(n->string, "/* unprivileged */") &&
+					     !strstr(n->string, "/* myproc-unprivileged */"))))
 		semantic_error(el, n->tok, "embedded expression may not be used when "
 			       "--privilege=%s is specified", session_privilege(el->session));
 	return true;

@@ -20,6 +20,7 @@ struct tapset_file {
 	char *path;
 	struct stapfile *parsed;
 	bool parse_failed;
+	bool from_include_dir;	/* not the library's, nor generated for the kernel */
 };
 
 struct tapset_definition {
@@ -31,6 +32,7 @@ struct tapset_definition {
 
 struct tapset_index {
 	struct preprocessor *pp;
+	bool indexing_include_dir;	/* index_file()'s folder is an -I one */
 	struct tapset_file *files;
 	int nfiles;
 	struct tapset_definition *definitions;
@@ -327,7 +329,10 @@ static void index_file(void *arg, const char *path)
 	if (!text)
 		return;
 	ix->files = xrealloc(ix->files, (ix->nfiles + 1) * sizeof(*ix->files));
-	ix->files[file] = (struct tapset_file){ .path = xstrdup(path) };
+	ix->files[file] = (struct tapset_file){
+		.path = xstrdup(path),
+		.from_include_dir = ix->indexing_include_dir,
+	};
 	ix->nfiles++;
 	index_text(ix, text, file);
 	free(text);
@@ -365,14 +370,33 @@ static struct tapset_definition *first_definition(struct tapset_index *ix,
 	return NULL;
 }
 
+/* DIR is FOLDER or inside it */
+static bool in_folder(const char *dir, const char *folder)
+{
+	size_t n = folder ? strlen(folder) : 0;
+
+	return n && strncmp(dir, folder, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+static bool strlist_contains(const struct strlist *l, const char *s)
+{
+	for (int i = 0; i < l->count; i++)
+		if (strcmp(l->items[i], s) == 0)
+			return true;
+	return false;
+}
+
 struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *pp)
 {
 	struct tapset_index *ix = xcalloc(1, sizeof(*ix));
 	struct strlist path = tapset_search_path(s);
 
 	ix->pp = pp;
-	for (int i = 0; i < path.count; i++)
+	for (int i = 0; i < path.count; i++) {
+		ix->indexing_include_dir = !in_folder(path.items[i], s->tapset_dir) &&
+					   !strlist_contains(&s->generated_tapsets, path.items[i]);
 		for_each_file(path.items[i], stp_file_filter, index_file, ix);
+	}
 	strlist_free(&path);
 	if (ix->ndefinitions)
 		qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions), compare_definitions);
@@ -390,6 +414,7 @@ static struct stapfile *parse_tapset_file(struct tapset_index *ix, struct tapset
 	src = xcalloc(1, sizeof(*src));
 	src->name = tf->path;
 	src->is_tapset = true;
+	src->from_include_dir = tf->from_include_dir;
 	src->text = read_file(tf->path, NULL);
 	if (!src->text) {
 		tf->parse_failed = true;
