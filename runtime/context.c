@@ -169,8 +169,11 @@ static void stp_overload_check(struct context *c, u64 start)
 	}
 	c->overload_used += now - start;
 	if (unlikely(c->overload_used > (u64)STP_OVERLOAD_THRESHOLD)) {
+		_stp_error("probe overhead (%llu cycles) exceeded threshold (%llu cycles) in last "
+			   "%llu cycles", (unsigned long long)c->overload_used,
+			   (unsigned long long)STP_OVERLOAD_THRESHOLD,
+			   (unsigned long long)STP_OVERLOAD_INTERVAL);
 		c->overload_used = 0;	/* said once an interval at most */
-		_stp_error("probe overhead exceeded threshold");
 		_stp_exit();
 	}
 #endif
