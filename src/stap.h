@@ -666,6 +666,7 @@ struct program {
 struct elaborator;
 const char *session_privilege(const struct session *s);	/* "stapdev" by default */
 bool privilege_allows_point(struct elaborator *el, struct probe_point *pp);
+bool privilege_allows_kernel_memory(struct elaborator *el, struct node *n, bool quiet);
 void check_function_privilege(struct elaborator *el);
 
 /* elaborate.c: pass 2 */

@@ -147,6 +147,8 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 				       n->type_name, modules);
 		return false;
 	}
+	if (!user && !privilege_allows_kernel_memory(el, n, quiet))
+		return false;
 	a = xcalloc(1, sizeof(*a));
 	a->base = n->lhs;	/* the address is the script's value */
 	a->regno = -1;
@@ -187,6 +189,8 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 		return false;
 	}
 	free(name);
+	if (!m->is_user && !privilege_allows_kernel_memory(el, n, quiet))
+		return false;
 	if (symbol) {
 		loc = (struct dw_location){ .regno = -1, .c = xasprintf("stp_kernel_address(c, %#" PRIx64 "ULL)",
 							   symbol->addr) };

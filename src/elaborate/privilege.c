@@ -66,6 +66,24 @@ bool privilege_allows_point(struct elaborator *el, struct probe_point *pp)
 	return false;
 }
 
+/*
+ * @cast to a kernel type, @var of a kernel variable (N): kernel memory at an address the
+ * script chooses, which a stapusr script may not read (stap 4.8 finds no kernel types or
+ * variables for it: "type definition ... not found", "unresolved @var() expression").
+ * The tapsets' own uses are theirs.
+ */
+bool privilege_allows_kernel_memory(struct elaborator *el, struct node *n, bool quiet)
+{
+	if (!is_stapusr(el->session) || (n->tok->file && n->tok->file->is_tapset &&
+					 !n->tok->file->from_include_dir))
+		return true;
+	if (!quiet)
+		semantic_error(el, n->tok, "%s of kernel memory is not allowed for "
+			       "--privilege=%s", n->kind == ND_CAST ? "@cast" : "@var",
+			       session_privilege(el->session));
+	return false;
+}
+
 /* A tapset of an -I folder: its author is not the library's, whose marks stapusr trusts. */
 static bool from_include_dir(const struct token *tok)
 {
