@@ -58,9 +58,11 @@ static char *unsafe_above(const char *path, const struct stat *st)
 /*
  * Makes the cache folder DIR (an absolute path) and checks it; NULL when it is safe to use,
  * else why not.  The folders that exist are checked from the root down before anything is
- * made in them; what is missing is made 0700, one folder at a time.
+ * made in them; what is missing is made 0700, one folder at a time.  *CHECKED is the path
+ * checked, links resolved: the one to use (a link on the way to DIR may sit in a folder
+ * others can write to, and be changed after the check).
  */
-static char *unsafe_cache_folder(const char *dir)
+static char *unsafe_cache_folder(const char *dir, char **checked)
 {
 	char *real = NULL, *missing, *why = NULL, *p;
 	struct stat st;
@@ -122,7 +124,10 @@ static char *unsafe_cache_folder(const char *dir)
 			why = xasprintf("cannot make %s private: %s", real, strerror(errno));
 	}
 	free(missing);
-	free(real);
+	if (why || !checked)
+		free(real);
+	else
+		*checked = real;
 	return why;
 }
 
@@ -153,50 +158,47 @@ char *cache_dir(void)
 	const char *dir = getenv("STAPLER_CACHE_DIR");
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	char *home_of_passwd, *why;
+	char *wanted = NULL, *home_of_passwd, *why;
 
 	if (cache_folder)
 		return xstrdup(cache_folder);
 	if (dir && *dir)
-		cache_folder = xstrdup(dir);
+		wanted = xstrdup(dir);
 	else if (xdg && *xdg == '/')
-		cache_folder = xasprintf("%s/stapler", xdg);
+		wanted = xasprintf("%s/stapler", xdg);
 	else if (home && *home)
-		cache_folder = xasprintf("%s/.cache/stapler", home);
+		wanted = xasprintf("%s/.cache/stapler", home);
 	else if ((home_of_passwd = passwd_home())) {
-		cache_folder = xasprintf("%s/.cache/stapler", home_of_passwd);
+		wanted = xasprintf("%s/.cache/stapler", home_of_passwd);
 		free(home_of_passwd);
 	}
-	why = cache_folder ? unsafe_cache_folder(cache_folder)
-			   : xstrdup("no HOME, and the user has no home folder");
+	why = wanted ? unsafe_cache_folder(wanted, &cache_folder)
+		     : xstrdup("no HOME, and the user has no home folder");
 	/* HOME may be someone else's (sudo keeps it): then the user's own home */
 	if (why && !(dir && *dir) && (home_of_passwd = passwd_home())) {
 		char *own = xasprintf("%s/.cache/stapler", home_of_passwd);
-		char *own_why = cache_folder && strcmp(own, cache_folder) == 0 ? NULL
-				: unsafe_cache_folder(own);
+		char *own_why = wanted && strcmp(own, wanted) == 0 ? xstrdup("the same folder")
+				: unsafe_cache_folder(own, &cache_folder);
 
 		free(home_of_passwd);
-		if (cache_folder && strcmp(own, cache_folder) != 0 && !own_why) {
-			diag_system_warning("not using the cache folder %s: %s; using %s",
-					    cache_folder, why, own);
+		if (!own_why) {
+			diag_system_warning("not using the cache folder %s: %s; using %s", wanted,
+					    why, own);
 			free(why);
 			why = NULL;
-			free(cache_folder);
-			cache_folder = own;
-			own = NULL;
 		}
-		free(own);
 		free(own_why);
+		free(own);
 	}
 	if (why) {
 		diag_system_warning("not using the cache folder %s: %s; nothing is cached",
-				    cache_folder ? cache_folder : "", why);
+				    wanted ? wanted : "", why);
 		free(why);
-		free(cache_folder);
 		cache_folder = make_scratch_folder();
 		if (cache_mode == CACHE_USE)
 			cache_mode = CACHE_POISONED;	/* nothing to read in a new folder */
 	}
+	free(wanted);
 	return xstrdup(cache_folder);
 }
 

@@ -132,6 +132,16 @@ details=$out
 check "a cache folder that is another user's is refused" \
 	test $status = 1 -a -d "$mallory/.cache/stapler/modules" -a \
 	"$out" = "WARNING: not using the cache folder $mallory/.cache/stapler: $mallory belongs to uid $(id -u nobody); nothing is cached"
+# a link on the way may sit where others can write and change after the check: the
+# folder used is the one checked, the link resolved
+mkdir -p "$work/linked/.cache" "$work/safe"
+chmod 700 "$work/safe"
+ln -s "$work/safe" "$work/linked/.cache/stapler"
+chown -R nobody "$work/linked"
+out=$(env -u STAPLER_CACHE_DIR -u XDG_CACHE_HOME HOME=$work/linked "$STAP" -v --clean-cache 2>&1)
+details=$out
+check "a cache folder reached through a link is used at its real path" \
+	test "$out" = "Cleaned the cache folder $(readlink -f "$work/safe")"
 out=$(STAPLER_CACHE_DIR=$work/never/made "$STAP" -V 2>&1 >/dev/null; ls "$work/never" 2>&1)
 details=$out
 check "a run that needs no cache makes no cache folder" test ! -e "$work/never"
