@@ -131,11 +131,6 @@ static char *unsafe_cache_folder(const char *dir, char **checked)
 	return why;
 }
 
-static void remove_scratch_folder(void)
-{
-	cache_cleanup();
-}
-
 /* A fresh private folder of this run's, removed at exit: a run whose cache is unsafe. */
 static char *make_scratch_folder(void)
 {
@@ -148,7 +143,7 @@ static char *make_scratch_folder(void)
 		return dir;
 	}
 	scratch_folder = xstrdup(dir);
-	atexit(remove_scratch_folder);
+	atexit(cache_cleanup);
 	return dir;
 }
 
