@@ -150,17 +150,47 @@ static void shuffle(struct compile *k, unsigned int atom)
 static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op *ops,
 			size_t n, bool *is_value);
 
+/*
+ * The frame the pc runs in: the scope itself when it is a function, else (an inlined
+ * instance, whose frame is its caller's) the innermost function of the compilation unit
+ * that holds the pc.  False when none is found.
+ */
+static bool frame_function(struct compile *k, Dwarf_Die *out)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	int n;
+	bool found = false;
+
+	if (dwarf_tag(k->scope) == DW_TAG_subprogram) {
+		*out = *k->scope;
+		return true;
+	}
+	if (!dwarf_diecu(k->scope, &cu, NULL, NULL))
+		return false;
+	n = dwarf_getscopes(&cu, k->pc, &scopes);
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*out = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
 /* The frame base of the function: its DW_AT_frame_base at the pc, usually the CFA. */
 static void frame_base(struct compile *k)
 {
 	Dwarf_Attribute attr;
+	Dwarf_Die function;
 	Dwarf_Op *ops;
 	size_t n;
 	bool is_value = false;
 	struct compile inner = { .m = k->m, .scope = k->scope, .pc = k->pc,
 				 .at_entry = k->at_entry };
 
-	if (!dwarf_attr_integrate(k->scope, DW_AT_frame_base, &attr) ||
+	if (!frame_function(k, &function) ||
+	    !dwarf_attr_integrate(&function, DW_AT_frame_base, &attr) ||
 	    dwarf_getlocation_addr(&attr, k->pc, &ops, &n, 1) <= 0) {
 		fail(k, xstrdup("the function has no frame base here"));
 		push(k, xstrdup("0"));
@@ -260,6 +290,51 @@ static bool entry_value(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 	}
 	push(k, xasprintf("stp_dwarf_register(c, %u)", ops[0].atom - DW_OP_reg0));
 	return true;
+}
+
+/* DW_OP_implicit_pointer: a pointer the compiler optimized away, whose target is another
+ * variable (OP's DIE) at a byte offset.  Its value is that variable's address plus the
+ * offset, where the variable lives in memory (a local of the caller it was inlined into,
+ * say); where it lives in a register or is only a value, the pointer has no value. */
+static void implicit_pointer(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op *op)
+{
+	Dwarf_Die target;
+	Dwarf_Attribute tattr;
+	Dwarf_Op *ops;
+	size_t n;
+	bool is_value = false;
+	const char *name, *why = NULL;
+	struct compile inner = { .m = k->m, .scope = k->scope, .pc = k->pc,
+				 .at_entry = k->at_entry, .module_symbol = k->module_symbol };
+
+	if (!attr || dwarf_getlocation_die(attr, op, &target) != 0) {
+		fail(k, xstrdup("an optimized-away pointer (DW_OP_implicit_pointer) "
+				"whose target is not found"));
+		return;
+	}
+	name = dwarf_diename(&target) ? dwarf_diename(&target) : "a nameless object";
+	if (!dwarf_attr_integrate(&target, DW_AT_location, &tattr))
+		why = "which was optimized away";
+	else if (dwarf_getlocation_addr(&tattr, k->pc, &ops, &n, 1) <= 0 || n == 0)
+		why = "which is not accessible at this address";
+	else if (!compile_ops(&inner, &tattr, ops, n, &is_value) || inner.depth == 0)
+		why = inner.error;
+	else if (is_value)
+		why = "which is not in memory (only its value is known)";
+	if (why) {
+		fail(k, xasprintf("an optimized-away pointer (DW_OP_implicit_pointer) to %s, %s",
+				  name, why));
+		for (int i = 0; i < inner.depth; i++)
+			free(inner.stack[i]);
+		free(inner.error);
+		return;
+	}
+	for (int i = 0; i < inner.depth - 1; i++)
+		free(inner.stack[i]);
+	k->module_symbol = inner.module_symbol;
+	push(k, xasprintf("((u64)(%s) + (u64)%" PRId64 "LL)", inner.stack[inner.depth - 1],
+			  (int64_t)op->number2));
+	free(inner.stack[inner.depth - 1]);
 }
 
 static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op *ops,
@@ -375,6 +450,11 @@ static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 			case DW_OP_GNU_entry_value:
 				entry_value(k, attr, op);
 				break;
+			case DW_OP_implicit_pointer:
+			case DW_OP_GNU_implicit_pointer:
+				implicit_pointer(k, attr, op);
+				*is_value = true;
+				return !k->error;	/* the end of the description */
 			case DW_OP_piece:
 				/* a whole variable in one piece is that piece */
 				if (i + 1 == n && i == 1)
