@@ -245,14 +245,28 @@ static int compare_as_stap(const void *a, const void *b)
 	return dw_compare_sites(a, b);
 }
 
-/* One probe per address: a function inlined into itself has two instances there. */
+/* Whether a site kept before (from FIRST to KEPT) is FUNCTION's at ADDR. */
+static bool kept_at(const struct dw_sites *out, int first, int kept, uint64_t addr,
+		    const struct dw_function *function)
+{
+	for (int k = kept - 1; k >= first && out->sites[k].addr == addr; k--)
+		if (out->sites[k].function == function ||
+		    (out->sites[k].function && function &&
+		     strcmp(out->sites[k].function->name, function->name) == 0))
+			return true;
+	return false;
+}
+
+/* One probe per function and address: a function inlined into itself has two instances
+ * there.  Two functions at one address (an inlined one at the start of its caller) are
+ * both kept, as stap keeps them. */
 static void drop_same_address(struct dw_sites *out, int first)
 {
 	int kept = first;
 
 	qsort(out->sites + first, out->count - first, sizeof(*out->sites), dw_compare_sites);
 	for (int i = first; i < out->count; i++)
-		if (i == first || out->sites[i].addr != out->sites[kept - 1].addr)
+		if (!kept_at(out, first, kept, out->sites[i].addr, out->sites[i].function))
 			out->sites[kept++] = out->sites[i];
 	out->count = kept;
 }

@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -L 'process("/usr/bin/uinline").function("*")'
