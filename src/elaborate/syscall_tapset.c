@@ -849,9 +849,10 @@ struct syscall_tables {
 
 /*
  * The BITS-bit (64 or 32) syscall table the kernel's build wrote,
- * arch/x86/include/generated/asm/syscalls_BITS.h: "__SYSCALL(NR, sys_NAME)" and
- * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)" rows.  Their number, or -1
- * when the build tree has no such file.
+ * arch/x86/include/generated/asm/syscalls_BITS.h: "__SYSCALL(NR, sys_NAME)",
+ * "__SYSCALL_WITH_COMPAT(NR, sys_NAME, compat_sys_NAME)" and (for exit and
+ * exit_group in 6.12) "__SYSCALL_NORETURN(NR, sys_NAME)" rows.  Their number, or -1 when the
+ * build tree has no such file.
  */
 static int read_table(struct session *s, int bits, struct table_entry **out)
 {
@@ -873,7 +874,8 @@ static int read_table(struct session *s, int bits, struct table_entry **out)
 			*end = '\0';
 		if (sscanf(line, "__SYSCALL_WITH_COMPAT(%d, %63[a-z0-9_], %63[a-z0-9_])", &e.nr,
 			   e.native, e.compat) == 3 ||
-		    sscanf(line, "__SYSCALL(%d, %63[a-z0-9_])", &e.nr, e.native) == 2) {
+		    sscanf(line, "__SYSCALL(%d, %63[a-z0-9_])", &e.nr, e.native) == 2 ||
+		    sscanf(line, "__SYSCALL_NORETURN(%d, %63[a-z0-9_])", &e.nr, e.native) == 2) {
 			*out = xrealloc(*out, (n + 1) * sizeof(**out));
 			(*out)[n++] = e;
 		}
