@@ -13,8 +13,9 @@
 #   NAME.timeout          the job's limit in seconds (default 30)
 #   NAME.env              VAR=VALUE words for stap's environment when it builds NAME
 #                         (STAPLER_NO_DEBUGINFO=1: as if the kernel had no debuginfo)
-#   NAME.modules          names of modules of the reference kernel's image package that
-#                         the job loads (copied beside NAME.ko)
+#   NAME.modules          names of modules of the kernel's image package that the job
+#                         loads (copied beside NAME.ko); NAME? only where that kernel has
+#                         it as a module (built in elsewhere: the job tests for NAME.ko)
 # testsuite/harness/NAME/  a test of the harness (see harness/README)
 # testsuite/workloads/NAME.c  a program jobs can run (/bin/NAME in the guest), built static
 #   NAME.cflags           more gcc flags for it (-m32: a 32-bit program)
@@ -34,7 +35,8 @@
 # the tests of testsuite/run/second-kernel.list (at least one per probe family) in a boot
 # of its own, named "build 6.12: NAME" and "run 6.12: NAME".  Where that kernel decides
 # the output, NAME.6.12.out (.err, .status) is its twin of NAME.out.
-# STAPLER_SECOND_KERNEL_RELEASE=none skips it.
+# STAPLER_SECOND_KERNEL_RELEASE=none skips it; STAPLER_SECOND_KERNEL_TESTS="a b" runs those
+# run/ tests there instead of the list's (to try one that is left out).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 shopt -s extglob
 
@@ -144,11 +146,14 @@ build_all() {
 		# NAME.modules: modules of the kernel's image package the job loads
 		if [ -f "$top/testsuite/run/$name.modules" ]; then
 			for m in $(cat "$top/testsuite/run/$name.modules"); do
+				# NAME?: only where the kernel has it as a module (else built in)
+				optional=$m
+				m=${m%\?}
 				# compressed as 6.12's package ships them (.ko.xz): the guest's
 				# insmod takes a plain .ko
 				ko=$(find "$kernel_modules" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
 				case "$ko" in
-				'') echo "no module $m in $kernel_modules" ;;
+				'') [ "$optional" != "$m" ] || echo "no module $m in $kernel_modules" ;;
 				*.xz) xz -dc "$ko" >"$job/$m.ko" ;;
 				*) cp "$ko" "$job/" ;;
 				esac
@@ -333,7 +338,11 @@ else
 			continue
 		fi
 		second_names+=("$name")
-	done <"$top/testsuite/run/second-kernel.list"
+	done < <(if [ -n "${STAPLER_SECOND_KERNEL_TESTS:-}" ]; then
+			tr ' ' '\n' <<<"$STAPLER_SECOND_KERNEL_TESTS"
+		else
+			cat "$top/testsuite/run/second-kernel.list"
+		fi)
 	use_kernel "$second" " $(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$second")"
 	if [ ${#second_names[@]} -gt 0 ]; then
 		build_all "${second_names[@]}"
