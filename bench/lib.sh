@@ -13,6 +13,12 @@ rel=$("$top/testsuite/vm/reference-release")
 [ -x "$ours" ] || { echo "build stapler first (make)" >&2; exit 1; }
 [ -n "$theirs" ] && [ -d "$library" ] || { echo "needs Debian's systemtap (./setup)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
+# Debian's stap finds the kernel's functions in the build tree's System.map, which Debian
+# ships in the -dbg package: reference-stap puts it there (for any kernel, STAPLER_KERNEL_RELEASE)
+if [ ! -f "/lib/modules/$rel/build/System.map" ]; then
+	"$top/../shared/tools/reference-stap" "$rel" >/dev/null ||
+		{ echo "Debian's stap cannot find $rel's functions (System.map)" >&2; exit 1; }
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
