@@ -154,6 +154,32 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
 }
 
 /*
+ * The overload check after a hit that began at cycle START on this CPU (context C): the
+ * cycles spent in handlers are summed over an interval; past the threshold the session
+ * ends with an error, as stap's does.
+ */
+static void stp_overload_check(struct context *c, u64 start)
+{
+#ifndef STP_NO_OVERLOAD
+	u64 now = get_cycles();
+
+	if (now - c->overload_start > (u64)STP_OVERLOAD_INTERVAL) {
+		c->overload_start = now;
+		c->overload_used = 0;
+	}
+	c->overload_used += now - start;
+	if (unlikely(c->overload_used > (u64)STP_OVERLOAD_THRESHOLD)) {
+		_stp_error("probe overhead (%llu cycles) exceeded threshold (%llu cycles) in last "
+			   "%llu cycles", (unsigned long long)c->overload_used,
+			   (unsigned long long)STP_OVERLOAD_THRESHOLD,
+			   (unsigned long long)STP_OVERLOAD_INTERVAL);
+		c->overload_used = 0;	/* said once an interval at most */
+		_stp_exit();
+	}
+#endif
+}
+
+/*
  * Runs one probe hit if the session is in STATE: takes this CPU's context (a hit that
  * arrives while it is busy is skipped and counted), runs the handler, flushes what it
  * printed, and reports its soft error.
@@ -162,6 +188,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 			      const struct stp_hit *hit)
 {
 	struct context *c;
+	u64 start;
 
 	preempt_disable();
 	if (atomic_read(&stp_session_state) != state)
@@ -189,6 +216,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->next_called = false;
 	c->regex.ok = false;
 	c->regex.ngroups = 0;
+	start = get_cycles();
 
 	probe->handler(c);
 
@@ -207,6 +235,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 			_stp_error("%s in probe %s at %s", c->last_error, probe->point,
 				   probe->location);
 	}
+	stp_overload_check(c, start);
 	c->probe = NULL;
 	c->regs = NULL;
 	c->probe_data = NULL;

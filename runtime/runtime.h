@@ -57,6 +57,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timex.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
@@ -69,6 +70,32 @@
  * Limits, all overridable with stap -D NAME=VALUE.  Each default applies only when the
  * command line left the name undefined.
  */
+
+/*
+ * --suppress-time-limits (guru mode): no bound on a handler's statements or a lock's
+ * attempts, and no overload check.
+ */
+#ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
+#undef MAXACTION
+#define MAXACTION LONG_MAX
+#undef MAXTRYLOCK
+#define MAXTRYLOCK INT_MAX
+#ifndef STP_NO_OVERLOAD
+#define STP_NO_OVERLOAD
+#endif
+#endif
+
+/*
+ * Overload: more than STP_OVERLOAD_THRESHOLD cycles spent in handlers on one CPU within
+ * STP_OVERLOAD_INTERVAL cycles ends the session ("probe overhead exceeded threshold"),
+ * so a script cannot take more than about half of a CPU.  -DSTP_NO_OVERLOAD turns it off.
+ */
+#ifndef STP_OVERLOAD_INTERVAL
+#define STP_OVERLOAD_INTERVAL 1000000000LL
+#endif
+#ifndef STP_OVERLOAD_THRESHOLD
+#define STP_OVERLOAD_THRESHOLD 500000000LL
+#endif
 
 /* script execution */
 #ifndef MAXACTION
@@ -170,6 +197,8 @@ struct context {
 	long actions_remaining;		/* MAXACTION budget of this hit */
 	int nesting;			/* function call depth, up to MAXNESTING */
 	bool next_called;		/* a function ran `next`: its next overload takes over */
+	u64 overload_start;		/* cycles: this CPU's overload interval began */
+	u64 overload_used;		/* cycles spent in handlers since */
 	char error_buf[MAXSTRINGLEN];
 	char symbol_buf[KSYM_SYMBOL_LEN];	/* symbols.c: the text of the last lookup */
 	struct stp_regex_match regex;	/* the hit's last =~, for matched() (regex.c) */

@@ -114,6 +114,9 @@ static const char usage_text[] =
 "                 errors in probe handlers end the handler only: they are\n"
 "                 counted, not shown, and do not end the session (nor do\n"
 "                 skipped probes)\n"
+"   --suppress-time-limits\n"
+"                 no overload check (STP_OVERLOAD_*), MAXACTION or MAXTRYLOCK;\n"
+"                 needs -g\n"
 " * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
 "                 list what the translator and its tapsets offer\n"
 "\n"
@@ -129,6 +132,7 @@ enum long_only_options {
 	OPT_PRIVILEGE,
 	OPT_UNPRIVILEGED,
 	OPT_SUPPRESS_HANDLER_ERRORS,
+	OPT_SUPPRESS_TIME_LIMITS,
 	OPT_DUMP_PROBE_TYPES,
 	OPT_DUMP_PROBE_ALIASES,
 	OPT_DUMP_FUNCTIONS,
@@ -156,6 +160,7 @@ static const struct option long_options[] = {
 	{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
 	{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
 	{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
+	{ "suppress-time-limits", no_argument, NULL, OPT_SUPPRESS_TIME_LIMITS },
 	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
@@ -443,6 +448,7 @@ struct cli_state {
 	const char *r_option;		/* -r, else the default kernel */
 	const char *colour_when;	/* --color's WHEN; NULL: auto */
 	bool clean_cache;		/* --clean-cache */
+	bool suppress_time_limits;	/* --suppress-time-limits */
 };
 
 /* The flag of the session that option OPT sets, or NULL: OPT does more than that. */
@@ -603,6 +609,9 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 	case OPT_SUPPRESS_HANDLER_ERRORS:	/* the runtime counts them, silently */
 		strlist_add(&s->defines, "STP_SUPPRESS_HANDLER_ERRORS");
 		break;
+	case OPT_SUPPRESS_TIME_LIMITS:	/* no overload check, MAXACTION or MAXTRYLOCK */
+		cli->suppress_time_limits = true;
+		break;
 	case OPT_DUMP_PROBE_TYPES:
 	case OPT_DUMP_PROBE_ALIASES:
 	case OPT_DUMP_FUNCTIONS:
@@ -629,6 +638,12 @@ static void check_options(struct session *s, const struct cli_state *cli)
 		usage_error("-S needs -o FILE: it switches output files.");
 	if (s->bulk_mode)	/* the runtime keeps one buffer per CPU */
 		strlist_add(&s->defines, "STP_BULKMODE");
+	if (cli->suppress_time_limits && !s->guru) {	/* stap's words, without a colon */
+		fprintf(stderr, "ERROR --suppress-time-limits requires guru mode (-g)\n");
+		exit(1);
+	}
+	if (cli->suppress_time_limits)
+		strlist_add(&s->defines, "STAP_SUPPRESS_TIME_LIMITS_ENABLE");
 	if (cli->clean_cache)	/* like stap: the cleanup, then exit */
 		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
 }

@@ -130,6 +130,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group stapusr >
 else
 	skip "cli: --privilege for users not in stapdev (not root, or no setpriv or group stapusr)"
 fi
+expect "--suppress-time-limits needs -g, in stap's words" 1 \
+	'^ERROR --suppress-time-limits requires guru mode \(-g\)$' \
+	"$STAP" --suppress-time-limits -p1 -e "$hello"
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
 expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
 expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \
