@@ -155,27 +155,27 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
 
 /*
  * The overload check after a hit that began at cycle START on this CPU (context C): the
- * cycles spent in handlers are summed over an interval; past the threshold the session
- * ends with an error, as stap's does.
+ * cycles spent in handlers are summed over an interval, and judged when it is over (at
+ * the first hit after it), as stap 4.8 does; past the threshold the session ends with an
+ * error.  A burst of hits shorter than an interval is never judged.
  */
 static void stp_overload_check(struct context *c, u64 start)
 {
 #ifndef STP_NO_OVERLOAD
 	u64 now = get_cycles();
 
-	if (now - c->overload_start > (u64)STP_OVERLOAD_INTERVAL) {
-		c->overload_start = now;
-		c->overload_used = 0;
-	}
 	c->overload_used += now - start;
-	if (unlikely(c->overload_used > (u64)STP_OVERLOAD_THRESHOLD)) {
+	if (now - c->overload_start <= (u64)STP_OVERLOAD_INTERVAL)
+		return;
+	if (unlikely(c->overload_used > (u64)STP_OVERLOAD_THRESHOLD && c->overload_start)) {
 		_stp_error("probe overhead (%llu cycles) exceeded threshold (%llu cycles) in last "
 			   "%llu cycles", (unsigned long long)c->overload_used,
 			   (unsigned long long)STP_OVERLOAD_THRESHOLD,
 			   (unsigned long long)STP_OVERLOAD_INTERVAL);
-		c->overload_used = 0;	/* said once an interval at most */
 		_stp_exit();
 	}
+	c->overload_start = now;
+	c->overload_used = 0;
 #endif
 }
 
