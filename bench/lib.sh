@@ -1,8 +1,9 @@
 # lib.sh - what the benchmarks share: sourced by bench/*.sh with "$@" (RUNS).
 #
 # Sets top, runs, ours, theirs (Debian's stap), library (Debian's tapsets), rel (the
-# reference kernel) and work (a temporary folder, removed on exit); defines measure and
-# ratio.
+# reference kernel, or STAPLER_KERNEL_RELEASE: the second kernel with
+# STAPLER_KERNEL_RELEASE=$(testsuite/vm/reference-release --second)) and work (a temporary
+# folder, removed on exit); defines measure and ratio.
 set -eu
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-10}

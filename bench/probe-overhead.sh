@@ -70,7 +70,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] :
 times() { awk -v k="$1" '$3 == k { print $4 }' "$r/stdout"; }
 inexact=$(awk -v n="$calls" '$3 != "alone" && $5 != n' "$r/stdout")
 alone=$(times alone | median)
-echo "$runs rounds of $calls getppid calls in the guest (reference kernel $rel, TCG), medians:"
+echo "$runs rounds of $calls getppid calls in the guest (kernel $rel, TCG), medians:"
 echo "workload alone: $(awk -v t="$alone" -v n="$calls" 'BEGIN { printf "%.1f ms, %.0f ns per call", t / 1e6, t / n }')"
 for m in kprobe kretprobe; do
 	with=$(times $m | median)

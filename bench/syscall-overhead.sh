@@ -77,7 +77,7 @@ theirs_counts=$(awk '$3 == "theirs" { printf "%s%s", sep, $5; sep = " " }' "$r/s
 alone=$(times alone | median)
 ours_t=$(times ours | median)
 theirs_t=$(times theirs | median)
-echo "$runs rounds of $calls one-byte reads in the guest (reference kernel $rel, TCG), medians:"
+echo "$runs rounds of $calls one-byte reads in the guest (kernel $rel, TCG), medians:"
 awk -v a="$alone" -v o="$ours_t" -v t="$theirs_t" -v n="$calls" 'BEGIN {
 	printf "workload alone: %.1f ms, %.0f ns per call\n", a / 1e6, a / n
 	printf "with our syscall.read probe: %.1f ms, %.0f ns per hit\n", o / 1e6, (o - a) / n
