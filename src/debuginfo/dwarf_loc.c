@@ -318,7 +318,7 @@ static void implicit_pointer(struct compile *k, Dwarf_Attribute *attr, const Dwa
 	else if (dwarf_getlocation_addr(&tattr, k->pc, &ops, &n, 1) <= 0 || n == 0)
 		why = "which is not accessible at this address";
 	else if (!compile_ops(&inner, &tattr, ops, n, &is_value) || inner.depth == 0)
-		why = inner.error;
+		why = inner.error ? inner.error : "whose location is empty";
 	else if (is_value)
 		why = "which is not in memory (only its value is known)";
 	if (why) {
