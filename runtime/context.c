@@ -235,6 +235,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 			_stp_error("%s in probe %s at %s", c->last_error, probe->point,
 				   probe->location);
 	}
+	stp_timing_record(probe, get_cycles() - start);
 	stp_overload_check(c, start);
 	c->probe = NULL;
 	c->regs = NULL;

@@ -5,22 +5,24 @@
  *
  * Each global has a reader/writer lock.  A handler takes the locks of every global it (or a
  * function it calls) uses before it runs, in one fixed order (the order of the globals in the
- * program), so two handlers can never wait on each other.  A lock is only tried, MAXTRYLOCK
- * times TRYLOCKDELAY ns apart; a handler that cannot get its locks is skipped and counted,
- * and so is the lock (stap's "Skipped due to global 'NAME' lock timeout: N" at the end).
+ * program), so two handlers can never wait on each other.  A lock is only tried,
+ * MAXTRYLOCK times TRYLOCKDELAY microseconds apart; a handler that cannot get its locks
+ * is skipped and counted, and so is the lock (stap's "Skipped due to global 'NAME' lock
+ * timeout: N" at the end).
  */
 
 struct stp_global_lock {
 	rwlock_t rw;
 	const char *name;		/* the global's name in the script */
 	atomic64_t timeouts;		/* hits skipped because it was not taken in time */
+	atomic64_t contended;		/* hits that found it taken (counted with -t) */
 };
 
 /* The lock of a global of the script, called NAME there (pass 3 writes these). */
 #define STP_GLOBAL_LOCK(var, script_name)						\
 	static __maybe_unused struct stp_global_lock var = {				\
 		.rw = __RW_LOCK_UNLOCKED(var.rw), .name = script_name,			\
-		.timeouts = ATOMIC64_INIT(0) }
+		.timeouts = ATOMIC64_INIT(0), .contended = ATOMIC64_INIT(0) }
 
 struct stp_lock_req {
 	struct stp_global_lock *lock;
@@ -45,7 +47,9 @@ static bool stp_try_one_lock(const struct stp_lock_req *req)
 	for (attempt = 0; attempt < MAXTRYLOCK; attempt++) {
 		if (req->write ? write_trylock(rw) : read_trylock(rw))
 			return true;
-		ndelay(TRYLOCKDELAY);
+		if (attempt == 0)
+			stp_timing_contended(req->lock);
+		udelay(TRYLOCKDELAY);
 	}
 	atomic64_inc(&req->lock->timeouts);
 	return false;

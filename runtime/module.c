@@ -46,6 +46,7 @@ static void stp_handle_exit(void)
 		atomic_set(&stp_session_state, STP_SESSION_STOPPED);
 		stp_stopped = true;
 	}
+	stp_timing_report();
 	stp_report_skip_reasons();
 	reply.errors = stp_errors_seen();
 	reply.skipped = atomic64_read(&stp_skipped_count);
@@ -64,12 +65,16 @@ static int __init stp_module_init(void)
 	rc = stp_script_alloc();
 	if (rc)
 		goto err_free_script;	/* it leaves what it did allocate to stp_script_free() */
+	rc = stp_timing_alloc();
+	if (rc)
+		goto err_free_script;
 	rc = stp_transport_init();
 	if (rc)
 		goto err_free_script;
 	return 0;
 
 err_free_script:
+	stp_timing_free();
 	stp_script_free();
 	stp_contexts_free();
 	return rc;
@@ -83,6 +88,7 @@ static void __exit stp_module_exit(void)
 		atomic_set(&stp_session_state, STP_SESSION_STOPPED);
 	}
 	stp_transport_close();
+	stp_timing_free();
 	stp_script_free();
 	stp_contexts_free();
 }

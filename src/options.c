@@ -58,6 +58,7 @@ static const char usage_text[] =
 "   -g            guru mode: allow embedded C in the script\n"
 "   -u            unoptimized translation: pass 2 elides nothing\n"
 "   -w            suppress warnings\n"
+"   -t            report each probe's hits and cycles, and lock contention, at the end\n"
 "   -W            turn warnings into errors\n"
 "   -o FILE       send the script's output to FILE\n"
 "   --tmpdir DIR  make the temporary folder inside DIR (default $TMPDIR, /tmp)\n"
@@ -524,6 +525,9 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		check_define(optarg);
 		strlist_add(&s->defines, optarg);
 		break;
+	case 't':	/* the probe hit report (runtime/timing.c), as stap's -t */
+		strlist_add(&s->defines, "STP_TIMING");
+		break;
 	case 'r':
 		cli->r_option = optarg;
 		break;
@@ -674,7 +678,7 @@ void parse_options(struct session *s, int argc, char **argv)
 	s->tmpdir_parent = "/tmp";
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
 		s->tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWo:c:x:G:l:L:s:bS:T:Fd:",
+	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWto:c:x:G:l:L:s:bS:T:Fd:",
 				  long_options, NULL)) != -1) {
 		bool *flag = flag_option(s, opt);
 		const char **text = text_option(s, opt);

@@ -13,7 +13,7 @@ expect "--version prints the version" 0 '^Stapler translator/driver' "$STAP" --v
 
 help=$("$STAP" --help 2>&1)
 missing=()
-for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -r -B -I -R -D -G -L -l -s -b -S -T \
+for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -t -r -B -I -R -D -G -L -l -s -b -S -T \
 	-V -h --help --version --tmpdir --disable-cache --poison-cache --clean-cache \
 	-d --ldd --all-modules --runtime --dyninst --bpf \
 	--privilege --unprivileged \
@@ -133,6 +133,14 @@ fi
 expect "--suppress-time-limits needs -g, in stap's words" 1 \
 	'^ERROR --suppress-time-limits requires guru mode \(-g\)$' \
 	"$STAP" --suppress-time-limits -p1 -e "$hello"
+# -t is a flag of the module's compilation (STP_TIMING), as in stap: pass 3 writes the same
+# C, and the module cache keeps the two apart (run/timing_report and run/lock_wait run it)
+if c_plain=$("$STAP" -m x -p3 -e "$hello" 2>&1) && c_timed=$("$STAP" -m x -t -p3 -e "$hello" 2>&1) &&
+	[ "$c_plain" = "$c_timed" ] && grep -q stp_script_probes <<<"$c_timed"; then
+	pass "cli: -t leaves pass 3's C as it is (STP_TIMING is a compiler flag)"
+else
+	fail "cli: -t leaves pass 3's C as it is (STP_TIMING is a compiler flag)" "$c_timed"
+fi
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
 expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
 expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \

@@ -427,6 +427,8 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 		free(handler);
 	}
 	emit(e, "};\n\n");
+	emit(e, "static __maybe_unused const struct stp_probe *stp_script_probes(size_t *count)\n{\n"
+		"\t*count = ARRAY_SIZE(stp_probes);\n\treturn stp_probes;\n}\n\n");
 	/* what a return probe's function entry runs: its @entry values */
 	for (struct probe_body *h = prog->bodies; h; h = h->next)
 		if (!h->elided && h->nentries && h->context)
