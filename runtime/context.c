@@ -211,7 +211,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->user_bias = hit ? hit->user_bias : 0;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
-	c->actions_remaining = MAXACTION;
+	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 	c->nesting = 0;
 	c->next_called = false;
 	c->regex.ok = false;

@@ -144,11 +144,12 @@ static __maybe_unused void stp_array_overflow(struct context *c, const struct st
 	stp_map_overflow(c, "Array", d);
 }
 
-/* a[k] <<< v on a full array of statistics (this CPU's map is full). */
+/* a[k] <<< v on a full array of statistics (this CPU's map is full): stap 4.8 says
+ * "Array overflow" here too (compared in the guest) */
 static __maybe_unused void stp_aggregation_overflow(struct context *c,
 						     const struct stp_map_desc *d)
 {
-	stp_map_overflow(c, "Aggregation", d);
+	stp_map_overflow(c, "Array", d);
 }
 
 /* @count(a[k]) and friends where ST may be NULL: an element that was never added to. */

@@ -49,6 +49,7 @@ static void stp_handle_exit(void)
 	stp_timing_report();
 	stp_report_skip_reasons();
 	reply.errors = stp_errors_seen();
+	reply.suppressed_errors = atomic64_read(&stp_suppressed_error_count);
 	reply.skipped = atomic64_read(&stp_skipped_count);
 	reply.dropped_bytes = atomic64_read(&stp_relay_dropped);
 	reply.dropped_messages = atomic64_read(&stp_ctl_dropped);

@@ -79,6 +79,8 @@
 #ifdef STAP_SUPPRESS_TIME_LIMITS_ENABLE
 #undef MAXACTION
 #define MAXACTION LONG_MAX
+#undef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE LONG_MAX
 #undef MAXTRYLOCK
 #define MAXTRYLOCK INT_MAX
 #ifndef STP_NO_OVERLOAD
@@ -101,6 +103,18 @@
 /* script execution */
 #ifndef MAXACTION
 #define MAXACTION 1000		/* statements one handler may run */
+#endif
+/*
+ * As in the modules stap 4.8 builds, a handler may run MAXACTION_INTERRUPTIBLE statements
+ * unless -DINTERRUPTIBLE=0: stap(1) documents it for probes run with interrupts on, but
+ * its runtime defines INTERRUPTIBLE as 1, so every probe gets it (measured in the guest:
+ * 4000 turns of a loop, 8000 statements, run in a kprobe, a timer or a begin probe).
+ */
+#ifndef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
+#endif
+#ifndef INTERRUPTIBLE
+#define INTERRUPTIBLE 1
 #endif
 #ifndef MAXNESTING
 #define MAXNESTING 10		/* depth of script function calls */

@@ -92,6 +92,8 @@ struct stp_msg_exited {
 	__u64 skipped;			/* probe hits not run (re-entry, ...) */
 	__u64 dropped_bytes;		/* output lost because relay buffers were full */
 	__u64 dropped_messages;		/* control messages lost because the queue was full */
+	__u64 suppressed_errors;	/* of the errors: --suppress-handler-errors kept them
+					 * quiet, so they do not fail the run */
 };
 
 #endif

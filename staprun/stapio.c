@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,7 +242,8 @@ static void report_counts(struct session *s, const struct stp_msg_exited *counts
 		fprintf(stderr, "WARNING: %" PRIu64 " warning or error messages were dropped "
 			"(or system() commands, switch_file() requests)\n",
 			(uint64_t)counts->dropped_messages);
-	if (counts->errors)
+	/* as stap 4.8: errors that --suppress-handler-errors caught are counted, not failed */
+	if (counts->errors > counts->suppressed_errors)
 		s->status = 1;
 }
 
@@ -288,6 +290,42 @@ static void handle_started(struct session *s, const struct stp_msg_started *star
 	request_exit(s);
 }
 
+/*
+ * A warning the module already sent is not shown again, as SystemTap 4.8's stapio does
+ * (compared in the guest: warn("same") five times shows one line), unless -v was given.
+ * Errors are always shown.  Past MAX_WARNINGS_KEPT different ones, the rest all show.
+ */
+#define MAX_WARNINGS_KEPT 10000
+
+static int compare_warnings(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static bool warning_seen_before(const char *text, size_t len)
+{
+	static void *seen;
+	static size_t kept;
+	char *copy;
+	void **node;
+
+	if (verbosity > 0 || kept >= MAX_WARNINGS_KEPT)
+		return false;
+	copy = strndup(text, len);
+	if (!copy)
+		return false;
+	node = tsearch(copy, &seen, compare_warnings);
+	if (node && *node != copy) {
+		free(copy);
+		return true;
+	}
+	if (node)
+		kept++;
+	else
+		free(copy);
+	return false;
+}
+
 static void handle_message(struct session *s, const char *buf, size_t len)
 {
 	struct stp_msg_header hdr;
@@ -313,6 +351,8 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 	case STP_MSG_WARNING:
 	case STP_MSG_ERROR:
 		if (hdr.type == STP_MSG_WARNING && opt.no_warnings)
+			break;
+		if (hdr.type == STP_MSG_WARNING && warning_seen_before(payload, hdr.len))
 			break;
 		drain_relays(s);	/* what was printed before comes first */
 		fflush(stdout);

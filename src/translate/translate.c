@@ -55,6 +55,13 @@ static void emit_locals_struct(struct emitter *e, struct body *b)
 		emit_field(e, b->function->return_type, "__retvalue");
 	for (int i = 0; i < b->ntemps; i++)
 		emit(e, "\tchar _tmp%d[MAXSTRINGLEN];\n", i);
+	for (int i = 0; i < b->nstables; i++) {
+		char *field = xasprintf("_stable%d", i);
+
+		emit_field(e, b->stables[i]->return_type, field);
+		emit(e, "\tbool _stable%d_set;\n", i);
+		free(field);
+	}
 	emit(e, "\tchar __unused;\n");	/* never empty */
 	emit(e, "};\n\n");
 }
@@ -526,6 +533,7 @@ char *translate(struct session *s, struct program *prog)
 	for (int i = 0; i < nbodies; i++) {
 		free(bodies[i].frame);
 		free(bodies[i].locks);
+		free(bodies[i].stables);
 		sb_free(&bodies[i].code);
 	}
 	free(bodies);

@@ -61,6 +61,8 @@ struct body {
 	int unique;			/* names of C temporaries */
 	const char *error_label;	/* where a soft error goes: "out" or a catch */
 	enum global_access *locks;	/* per global: the locks a probe takes */
+	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
+	int nstables;
 };
 
 /* translate_analysis.c */

@@ -212,11 +212,16 @@ static char *stat_value(struct body *b, struct node *n)
 {
 	struct global_c *g;
 	char *setup, *src = stat_source(b, n->lhs, &setup, &g);
-	char *s = xasprintf("({ %sstp_stat_value(c, %s, &%s_stat, %s); })", setup, src, g->name,
-			    stat_aggregate(n->string));
+	char *where = c_location(n->tok);	/* stap places "empty aggregate" at @min */
+	int id = b->unique++;
+	char *s = xasprintf("({ %sconst char *_w%d = c->last_stmt; c->last_stmt = %s; "
+			    "s64 _a%d = stp_stat_value(c, %s, &%s_stat, %s); "
+			    "if (likely(!c->last_error)) c->last_stmt = _w%d; _a%d; })",
+			    setup, id, where, id, src, g->name, stat_aggregate(n->string), id, id);
 
 	free(setup);
 	free(src);
+	free(where);
 	return s;
 }
 
@@ -544,7 +549,50 @@ static char *print_call(struct body *b, struct node *n)
  * .../conversions.stp:13:10"): its name in its declaration.  A call that returns without
  * error leaves the caller's place as it was, for the errors of the rest of its statement.
  */
+static char *plain_function_call(struct body *b, struct node *n);
+
+/*
+ * A function whose embedded C says it is stable (its value does not change during a hit,
+ * like pid()) and takes no argument is called once per hit of a probe: its value is kept
+ * in the probe's frame, which each hit starts zeroed, as stap does.  Calls from script
+ * functions are not kept (stap keeps only the probe's own).
+ */
+static bool is_stable_call(struct body *b, struct node *n)
+{
+	struct function *f = n->func;
+
+	return !b->function && !b->guarded && f->embedded && !f->next_overload &&
+	       f->nparams == 0 && f->return_type != TYPE_UNKNOWN &&
+	       strstr(f->embedded->text, "/* stable */");
+}
+
 static char *function_call(struct body *b, struct node *n)
+{
+	char *call, *kept;
+	int k;
+
+	if (!is_stable_call(b, n))
+		return plain_function_call(b, n);
+	for (k = 0; k < b->nstables && b->stables[k] != n->func; k++)
+		;
+	if (k == b->nstables) {
+		b->stables = xrealloc(b->stables, (k + 1) * sizeof(*b->stables));
+		b->stables[b->nstables++] = n->func;
+	}
+	call = plain_function_call(b, n);
+	if (n->func->return_type == TYPE_STRING)
+		kept = xasprintf("({ if (!l->_stable%d_set) { stp_string_copy(l->_stable%d, %s); "
+				 "l->_stable%d_set = !c->last_error; } (const char *)l->_stable%d; })",
+				 k, k, call, k, k);
+	else
+		kept = xasprintf("({ if (!l->_stable%d_set) { l->_stable%d = %s; "
+				 "l->_stable%d_set = !c->last_error; } l->_stable%d; })",
+				 k, k, call, k, k);
+	free(call);
+	return kept;
+}
+
+static char *plain_function_call(struct body *b, struct node *n)
 {
 	struct function *first = n->func;
 	struct strbuf sb = { 0 };
