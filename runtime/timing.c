@@ -20,29 +20,48 @@
 #ifdef STP_TIMING
 
 static struct stp_stat_desc stp_timing_desc = { .hist = STP_HIST_NONE };
-static void __percpu *stp_timing_stats;	/* per CPU: one struct stp_stat per probe */
+/* per CPU: one struct stp_stat per probe (allocated apart: a per-CPU allocation is at
+ * most 32 KB, which a script with a thousand probes would pass) */
+static DEFINE_PER_CPU(struct stp_stat *, stp_timing_stats);
 static size_t stp_timing_nprobes;
+static bool stp_timing_ready;
 
-static struct stp_stat *stp_timing_slot(void *cpu_stats, size_t i)
+static struct stp_stat *stp_timing_slot(struct stp_stat *cpu_stats, size_t i)
 {
 	return (struct stp_stat *)((char *)cpu_stats + i * stp_stat_size(&stp_timing_desc));
+}
+
+static void stp_timing_free(void)
+{
+	int cpu;
+
+	stp_timing_ready = false;
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(stp_timing_stats, cpu));
+		per_cpu(stp_timing_stats, cpu) = NULL;
+	}
 }
 
 /* At load: the statistics of every probe on every CPU.  Return: 0 or -ENOMEM. */
 static int stp_timing_alloc(void)
 {
+	size_t size;
+	int cpu;
+
 	stp_script_probes(&stp_timing_nprobes);
 	stp_stat_desc_init(&stp_timing_desc);
-	stp_timing_stats = __alloc_percpu(max_t(size_t, stp_timing_nprobes, 1) *
-					  stp_stat_size(&stp_timing_desc),
-					  __alignof__(struct stp_stat));
-	return stp_timing_stats ? 0 : -ENOMEM;
-}
+	size = max_t(size_t, stp_timing_nprobes, 1) * stp_stat_size(&stp_timing_desc);
+	for_each_possible_cpu(cpu) {
+		struct stp_stat *stats = kvzalloc(size, GFP_KERNEL);
 
-static void stp_timing_free(void)
-{
-	free_percpu(stp_timing_stats);
-	stp_timing_stats = NULL;
+		if (!stats) {
+			stp_timing_free();
+			return -ENOMEM;
+		}
+		per_cpu(stp_timing_stats, cpu) = stats;
+	}
+	stp_timing_ready = true;
+	return 0;
 }
 
 /* A hit of PROBE took CYCLES; called by its handler's CPU with preemption off. */
@@ -53,9 +72,9 @@ static void stp_timing_record(const struct stp_probe *probe, u64 cycles)
 	size_t i = probe - all;
 
 	/* a return probe's entry part is a probe of its own, outside the table */
-	if (!stp_timing_stats || probe < all || i >= n)
+	if (!stp_timing_ready || probe < all || i >= n)
 		return;
-	stp_stat_add(stp_timing_slot(this_cpu_ptr(stp_timing_stats), i), &stp_timing_desc,
+	stp_stat_add(stp_timing_slot(__this_cpu_read(stp_timing_stats), i), &stp_timing_desc,
 		     (s64)cycles);
 }
 
@@ -91,7 +110,7 @@ static void stp_timing_report(void)
 	size_t i;
 	int cpu;
 
-	if (!stp_timing_stats)
+	if (!stp_timing_ready)
 		return;
 	sum = kmalloc(stp_stat_size(&stp_timing_desc), GFP_KERNEL);
 	if (!sum)
@@ -103,7 +122,7 @@ static void stp_timing_report(void)
 
 		stp_stat_clear(sum, &stp_timing_desc);
 		for_each_possible_cpu(cpu)
-			stp_stat_merge(sum, stp_timing_slot(per_cpu_ptr(stp_timing_stats, cpu), i),
+			stp_stat_merge(sum, stp_timing_slot(per_cpu(stp_timing_stats, cpu), i),
 				       &stp_timing_desc);
 		if (!sum->count)
 			continue;
