@@ -23,7 +23,6 @@ static struct stp_stat_desc stp_timing_desc = { .hist = STP_HIST_NONE };
 /* per CPU: one struct stp_stat per probe (allocated apart: a per-CPU allocation is at
  * most 32 KB, which a script with a thousand probes would pass) */
 static DEFINE_PER_CPU(struct stp_stat *, stp_timing_stats);
-static size_t stp_timing_nprobes;
 static bool stp_timing_ready;
 
 static struct stp_stat *stp_timing_slot(struct stp_stat *cpu_stats, size_t i)
@@ -45,12 +44,12 @@ static void stp_timing_free(void)
 /* At load: the statistics of every probe on every CPU.  Return: 0 or -ENOMEM. */
 static int stp_timing_alloc(void)
 {
-	size_t size;
+	size_t n, size;
 	int cpu;
 
-	stp_script_probes(&stp_timing_nprobes);
+	stp_script_probes(&n);
 	stp_stat_desc_init(&stp_timing_desc);
-	size = max_t(size_t, stp_timing_nprobes, 1) * stp_stat_size(&stp_timing_desc);
+	size = max_t(size_t, n, 1) * stp_stat_size(&stp_timing_desc);
 	for_each_possible_cpu(cpu) {
 		struct stp_stat *stats = kvzalloc(size, GFP_KERNEL);
 
@@ -104,43 +103,39 @@ static __printf(1, 2) void stp_timing_line(const char *fmt, ...)
 /* After the end probes, in process context (stapio's EXIT). */
 static void stp_timing_report(void)
 {
-	const struct stp_probe *probes = stp_script_probes(&stp_timing_nprobes);
+	size_t n, i;
+	const struct stp_probe *probes = stp_script_probes(&n);
 	struct stp_global_lock *const *lock;
-	struct stp_stat *sum;
-	size_t i;
+	struct stp_stat sum;		/* no histogram: no buckets after it */
 	int cpu;
 
 	if (!stp_timing_ready)
 		return;
-	sum = kmalloc(stp_stat_size(&stp_timing_desc), GFP_KERNEL);
-	if (!sum)
-		return;
 	stp_timing_line("----- probe hit report: \n");
-	for (i = 0; i < stp_timing_nprobes; i++) {
+	for (i = 0; i < n; i++) {
 		const struct stp_probe *p = &probes[i];
 		bool same = strcmp(p->point, p->script_point) == 0;
 
-		stp_stat_clear(sum, &stp_timing_desc);
+		stp_stat_clear(&sum, &stp_timing_desc);
 		for_each_possible_cpu(cpu)
-			stp_stat_merge(sum, stp_timing_slot(per_cpu(stp_timing_stats, cpu), i),
+			stp_stat_merge(&sum, stp_timing_slot(per_cpu(stp_timing_stats, cpu), i),
 				       &stp_timing_desc);
-		if (!sum->count)
+		if (!sum.count)
 			continue;
 		stp_timing_line("%s, (%s), hits: %lld, cycles: %lldmin/%lldavg/%lldmax, "
 				"variance: %lld, from: %s%s%s, index: %zu\n",
-				p->point, p->location, sum->count, sum->min,
-				div64_s64(sum->sum, sum->count), sum->max,
-				stp_stat_variance(sum, &stp_timing_desc), p->point,
+				p->point, p->location, sum.count, sum.min,
+				div64_s64(sum.sum, sum.count), sum.max,
+				stp_stat_variance(&sum, &stp_timing_desc), p->point,
 				same ? "" : " from: ", same ? "" : p->script_point, i);
 	}
-	kfree(sum);
 	stp_timing_line("----- refresh report:\n");
 	for (lock = stp_script_global_locks(); *lock; lock++) {
-		s64 n = atomic64_read(&(*lock)->contended);
+		s64 times = atomic64_read(&(*lock)->contended);
 
-		if (n)
+		if (times)
 			stp_timing_line("'%s' lock contention occurred %lld times\n",
-					(*lock)->name, n);
+					(*lock)->name, times);
 	}
 }
 
