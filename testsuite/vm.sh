@@ -37,10 +37,14 @@
 # the output, NAME.6.12.out (.err, .status) is its twin of NAME.out.
 # STAPLER_SECOND_KERNEL_RELEASE=none skips it; STAPLER_SECOND_KERNEL_TESTS="a b" runs those
 # run/ tests there instead of the list's (to try one that is left out).
+# STAPLER_FIRST_KERNEL=none leaves the reference kernel's run out (only the second's runs).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 shopt -s extglob
 
 vm=$top/testsuite/vm
+# vm_klog_excerpt: the lines of a kernel log that show its problems
+# shellcheck source=staprun/vmlib.sh
+source "$top/staprun/vmlib.sh"
 if ! rel=$("$vm/reference-release" 2>/dev/null); then
 	skip "vm: every test (no reference kernel headers; run ./setup)"
 	exit 0
@@ -199,11 +203,11 @@ boot_and_compare() {
 	batch_status=$?
 	echo "vm: $rel: $(ls "$kwork/batch" | wc -l) jobs in one boot, $(($(date +%s) - start)) s"
 	# a job without a result fails below; here, what else went wrong (the guest did not
-	# boot, the run overran; the harness's deliberately stuck job and a boot that worked
-	# the second time aside)
-	if [ $batch_status -ne 0 ] && grep -v -e fixture_stuck -e 'booting again' \
+	# boot, the run overran, the guest died; the harness's deliberately stuck and
+	# panicking jobs and a boot that worked the second time aside)
+	if [ $batch_status -ne 0 ] && grep -v -e fixture_stuck -e guest_panic -e 'booting again' \
 		"$kwork/vm-batch.log" |
-		grep -qE 'did not boot|timed out|stopped before finishing|stopped responding'; then
+		grep -qE 'did not boot|timed out|stopped before finishing|stopped responding|died'; then
 		# what went wrong first (a summary of a CI run keeps only some of the lines):
 		# vm-batch's lines but the clean jobs', then the console's end
 		fail "vm$label: the guest ran every job (vm-batch status $batch_status)" \
@@ -242,7 +246,8 @@ compare_job() {
 	[ "$(cat "$r/status")" = "$expected_status" ] ||
 		problems+=("exit status $(cat "$r/status"), expected $expected_status")
 	[ "$(cat "$r/verdict")" = clean ] ||
-		problems+=("kernel: $(paste -sd';' "$r/verdict")" "$(tail -n 20 "$r/klog")")
+		problems+=("kernel: $(paste -sd';' "$r/verdict")"
+			"$(vm_klog_excerpt "$r/klog" 40 | grep . || tail -n 20 "$r/klog")")
 	if [ ${#problems[@]} -gt 0 ]; then
 		fail "run$label: $test" "${problems[@]}" "stdout:" "$(cat "$r/stdout")" \
 			"stderr:" "$(cat "$r/stderr")"
@@ -267,6 +272,7 @@ use_kernel() {
 names=()
 for script in "$top"/testsuite/run/*.stp; do
 	[ -e "$script" ] || continue
+	[ "${STAPLER_FIRST_KERNEL:-}" = none ] && break
 	name=$(basename "$script" .stp)
 	# shellcheck disable=SC2053
 	[[ -n "${STAPLER_VM_ONLY:-}" && $name != ${STAPLER_VM_ONLY} ]] && continue
@@ -293,15 +299,20 @@ harness_tests=()
 for dir in "$top"/testsuite/harness/*/; do
 	[ -f "$dir/run" ] || continue
 	[ -n "${STAPLER_VM_ONLY:-}" ] && continue
+	[ "${STAPLER_FIRST_KERNEL:-}" = none ] && continue
 	name=$(basename "$dir")
-	fixture=$(cat "$dir/fixture")
-	if ! ko=$("$top/testsuite/fixtures/build-fixture" "$top/testsuite/fixtures/$fixture" \
-		"$rel" "$work/fixtures" 2>&1); then
-		fail "harness: fixture $fixture builds" "$ko"
-		continue
-	fi
 	mkdir -p "$kwork/batch/$name"
-	cp "$ko" "$dir/run" "$kwork/batch/$name/"
+	if [ -f "$dir/fixture" ]; then
+		fixture=$(cat "$dir/fixture")
+		if ! ko=$("$top/testsuite/fixtures/build-fixture" \
+			"$top/testsuite/fixtures/$fixture" "$rel" "$work/fixtures" 2>&1); then
+			fail "harness: fixture $fixture builds" "$ko"
+			rm -rf "$kwork/batch/$name"
+			continue
+		fi
+		cp "$ko" "$kwork/batch/$name/"
+	fi
+	cp "$dir/run" "$kwork/batch/$name/"
 	echo $JOB_TIMEOUT >"$kwork/batch/$name/timeout"
 	# a test of the harness's limits has its own
 	for f in timeout grace; do
