@@ -109,12 +109,68 @@ static long stp_read_user_string(struct context *c, char *dst, unsigned long add
 	return rc;
 }
 
-/* The escape of one byte as C writes it: 1 (printable), 2 (\n) or 4 (\ooo) characters. */
-static size_t stp_escape_one(unsigned char ch, char *out)
+/*
+ * The length of the well-formed UTF-8 sequence of two to four bytes at S (N bytes
+ * left), 0 if there is none there: no overlong form, no surrogate, nothing past U+10FFFF.
+ */
+static size_t stp_utf8_length(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;	/* the second byte's range */
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * The escape of the character at S (N bytes left) as stap writes it, into OUT (NULL:
+ * only measured); *USED is set to the bytes it takes.  Printable ASCII stays; the C
+ * escapes (\n, \", \\ ...); a UTF-8 character is \uXXXX, or \UXXXXXXXX past U+FFFF; any
+ * other byte is three octal digits.  Returns the escape's length, never less than *USED.
+ */
+static size_t stp_escape_char(const unsigned char *s, size_t n, char *out, size_t *used)
 {
 	static const char simple[] = "\aa\bb\ff\nn\rr\tt\vv\"\"\\\\";	/* not ' (as stap) */
-	size_t i;
+	static const char hex[] = "0123456789ABCDEF";
+	unsigned char ch = s[0];
+	size_t len = stp_utf8_length(s, n), i, digits;
+	u32 cp;
 
+	*used = 1;
+	if (len) {
+		cp = ch & (0x7f >> len);
+		for (i = 1; i < len; i++)
+			cp = (cp << 6) | (s[i] & 0x3f);
+		*used = len;
+		digits = cp > 0xffff ? 8 : 4;
+		if (out) {
+			out[0] = '\\';
+			out[1] = digits == 8 ? 'U' : 'u';
+			for (i = 0; i < digits; i++)
+				out[2 + i] = hex[(cp >> (4 * (digits - 1 - i))) & 0xf];
+		}
+		return 2 + digits;
+	}
 	for (i = 0; i + 1 < sizeof(simple); i += 2)
 		if ((unsigned char)simple[i] == ch) {
 			if (out) {
@@ -138,48 +194,71 @@ static size_t stp_escape_one(unsigned char ch, char *out)
 }
 
 /*
- * Rewrites the N bytes at BUF (a buffer of SIZE) in place as C escapes, at most MAXLEN
- * characters (0: no limit but SIZE), in double quotes if QUOTED.  What does not fit is
- * dropped whole, and a quoted string that lost some ends in "...".  Each byte's escape
- * is at least as long as the byte, so filling from the end never overwrites input not
- * yet read.  Returns the new length.
+ * Where the character that ends just before END (BUF's first END bytes, split into
+ * characters from BUF on as stp_escape_char() does) begins: a UTF-8 sequence that ends
+ * there if one does, else the byte alone.  A well-formed sequence holds no byte that
+ * begins another, so this finds the split the forward walk made.
+ */
+static size_t stp_char_start(const unsigned char *buf, size_t end)
+{
+	size_t k = end - 1, back;
+
+	for (back = 1; back < 4 && k > 0 && (buf[k] & 0xc0) == 0x80; back++)
+		k--;
+	if (k < end - 1 && stp_utf8_length(buf + k, end - k) == end - k)
+		return k;
+	return end - 1;
+}
+
+/*
+ * Rewrites the N bytes at BUF (a buffer of SIZE) in place as escapes (stp_escape_char()),
+ * at most MAXLEN characters (0: no limit but SIZE), in double quotes if QUOTED.  What
+ * does not fit is dropped a whole escape at a time, and a quoted string that lost some
+ * ends in "..." (which stap writes even when MAXLEN is less than 5: `""...`).  Each escape is at least as long as what it stands for, so filling from
+ * the end never overwrites input not yet read.  Returns the new length.
  */
 static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
 					     bool quoted)
 {
-	size_t limit = size - 1, extra = quoted ? 2 : 0, kept = 0, out = 0, pos, i;
+	const unsigned char *in = (const unsigned char *)buf;
+	size_t limit = size - 1, extra = quoted ? 2 : 0, kept = 0, out = 0, pos, i, used;
 	bool cut = false;
 
 	if (maxlen && maxlen < limit)
 		limit = maxlen;
-	if (limit < extra) {
-		buf[0] = '\0';
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		size_t w = stp_escape_one(buf[i], NULL);
+	for (i = 0; i < n; i += used) {
+		size_t w = stp_escape_char(in + i, n - i, NULL, &used);
 
 		if (out + w + extra > limit) {
 			cut = true;
 			break;
 		}
 		out += w;
-		kept++;
+		kept = i + used;
 	}
 	if (cut && quoted) {
-		/* room for the dots: drop whole escapes from the end */
-		while (kept && out + extra + 3 > limit)
-			out -= stp_escape_one(buf[--kept], NULL);
-		if (out + extra + 3 > limit)
-			cut = false;	/* not even the dots fit */
+		/* room for the dots: drop whole escapes from the end; as stap, the quotes
+		 * and dots stay even where they alone are longer than MAXLEN */
+		while (kept && out + extra + 3 > limit) {
+			i = stp_char_start(in, kept);
+			out -= stp_escape_char(in + i, kept - i, NULL, &used);
+			kept = i;
+		}
+		if (size < 6) {		/* no room for them at all */
+			buf[0] = '\0';
+			return 0;
+		}
 	}
 	pos = out + (quoted ? 1 : 0);
-	for (i = kept; i-- > 0;) {
-		char tmp[4];
-		size_t w = stp_escape_one(buf[i], tmp);
+	while (kept) {
+		char tmp[10];
+		size_t w;
 
+		i = stp_char_start(in, kept);
+		w = stp_escape_char(in + i, kept - i, tmp, &used);
 		pos -= w;
-		memcpy(buf + pos, tmp, w);
+		memmove(buf + pos, tmp, w);
+		kept = i;
 	}
 	if (quoted) {
 		buf[0] = '"';
