@@ -43,6 +43,11 @@ static char *passwd_home(void)
 	return xstrdup(pw->pw_dir);
 }
 
+char *user_home(void)
+{
+	return passwd_home();
+}
+
 /* Why folder ST at PATH may not be above the cache, or NULL. */
 static char *unsafe_above(const char *path, const struct stat *st)
 {
@@ -129,6 +134,13 @@ static char *unsafe_cache_folder(const char *dir, char **checked)
 	else
 		*checked = real;
 	return why;
+}
+
+/* The private folder DIR made or checked as the cache folder is (above); NULL when it is
+ * safe, else why not.  *CHECKED: the path to use. */
+char *private_folder(const char *dir, char **checked)
+{
+	return unsafe_cache_folder(dir, checked);
 }
 
 /* A fresh private folder of this run's, removed at exit: a run whose cache is unsafe. */

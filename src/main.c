@@ -393,6 +393,8 @@ static int run_passes(struct session *s)
 	}
 	if (!compile_pass(&p))
 		return fail(s, 4, "compilation failed");
+	if (module_signing_wanted(s) && sign_module(s))
+		return fail(s, 4, "compilation failed");
 	if (s->last_pass == 4) {
 		if (copy_module_here(s))
 			return fail(s, 4, "failed");

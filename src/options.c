@@ -111,6 +111,11 @@ static const char usage_text[] =
 "                 both: no -g, no embedded C)\n"
 " * --runtime=dyninst, --dyninst, --runtime=bpf, --bpf\n"
 "                 the other runtimes (--runtime=kernel is the kernel module: accepted)\n"
+"   --sign-module sign the module with a Machine Owner Key, made the first time\n"
+"                 (~/.systemtap/ssl/server/moks/, as stap keeps them), for a\n"
+"                 kernel that loads only signed modules (Secure Boot, lockdown,\n"
+"                 module.sig_enforce); also when $SYSTEMTAP_SIGN is set, or when\n"
+"                 the running kernel enforces signatures\n"
 "   --suppress-handler-errors\n"
 "                 errors in probe handlers end the handler only: they are\n"
 "                 counted, not shown, and do not end the session (nor do\n"
@@ -148,6 +153,7 @@ enum long_only_options {
 	OPT_COMPATIBLE,
 	OPT_COLOUR,
 	OPT_BTF,
+	OPT_SIGN_MODULE,
 };
 
 static const struct option long_options[] = {
@@ -167,6 +173,7 @@ static const struct option long_options[] = {
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "vm", no_argument, NULL, OPT_VM },
 	{ "btf", no_argument, NULL, OPT_BTF },
+	{ "sign-module", no_argument, NULL, OPT_SIGN_MODULE },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "ldd", no_argument, NULL, OPT_LDD },
 	{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
@@ -466,6 +473,7 @@ static bool *flag_option(struct session *s, int opt)
 	case OPT_VM: return &s->vm;
 	case OPT_LDD: return &s->ldd;
 	case OPT_BTF: return &s->use_btf;	/* the kernel's BTF even when its DWARF is there */
+	case OPT_SIGN_MODULE: return &s->sign_module;
 	case OPT_ALL_MODULES: return &s->all_modules;
 	default: return NULL;
 	}

@@ -545,6 +545,7 @@ struct session {
 	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
 	const char *sysroot;		/* --sysroot: where the target's programs are */
 	bool use_btf;			/* --btf: the kernel's BTF rather than its DWARF */
+	bool sign_module;		/* --sign-module */
 
 	/* module build */
 	const char *module_name;	/* -m */
@@ -704,6 +705,11 @@ char *default_module_name(struct session *s, const char *script_text);
 bool valid_module_name(const char *name);
 /* the folder holding stp_autoconf.h for the session's kernel (computing it if needed) */
 char *autoconf_dir(struct session *s);
+
+/* sign.c: the module signed with the user's Machine Owner Key (stap(1) SECUREBOOT) when
+ * --sign-module, $SYSTEMTAP_SIGN or the running kernel asks for it */
+bool module_signing_wanted(struct session *s);
+int sign_module(struct session *s);
 
 /* run.c: pass 5 */
 int run_module(struct session *s);

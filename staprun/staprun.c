@@ -612,8 +612,42 @@ static char *module_parameters(const struct options *o)
 	return params;
 }
 
-static void explain_insert_error(int err, const char *path, const char *name)
+/* Whether the module IMAGE (LEN bytes) carries a signature: kbuild's sign-file appends
+ * one, and a marker after it. */
+static bool module_is_signed(const char *image, size_t len)
 {
+	static const char marker[] = "~Module signature appended~\n";
+
+	return len >= sizeof(marker) - 1 &&
+	       memcmp(image + len - (sizeof(marker) - 1), marker, sizeof(marker) - 1) == 0;
+}
+
+/* The kernel's lockdown mode ("integrity", "confidentiality"), or NULL when it has none. */
+static const char *kernel_lockdown(void)
+{
+	static char mode[32];
+	char buf[128], *open_br, *close_br;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	open_br = strchr(buf, '[');
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (!close_br || (size_t)(close_br - open_br - 1) >= sizeof(mode))
+		return NULL;
+	memcpy(mode, open_br + 1, close_br - open_br - 1);
+	mode[close_br - open_br - 1] = '\0';
+	return strcmp(mode, "none") == 0 ? NULL : mode;
+}
+
+static void explain_insert_error(int err, const struct module_file *m, const char *name)
+{
+	const char *path = m->path, *lockdown;
+
 	switch (err) {
 	case EEXIST:
 		fatal("a module named %s is already loaded (another session of it?); remove it "
@@ -623,12 +657,24 @@ static void explain_insert_error(int err, const char *path, const char *name)
 		fatal("the kernel rejected %s as an invalid module (built for another kernel?)",
 		      path);
 	case EPERM:
+		lockdown = kernel_lockdown();
+		if (lockdown && !module_is_signed(m->image, m->len))
+			fatal("the kernel refused %s: it is locked down (%s) and loads only signed "
+			      "modules; build the module with 'stap --sign-module' and enroll its key "
+			      "(mokutil --import, then a reboot)", path, lockdown);
 		fatal("the kernel does not allow loading %s: %s (module loading disabled, "
 		      "lockdown, or missing privilege?)", path, strerror(err));
 	case EKEYREJECTED:
 	case ENOKEY:
 	case EBADMSG:
-		fatal("the kernel refused %s: %s (it accepts only signed modules?)", path,
+		if (!module_is_signed(m->image, m->len))
+			fatal("the kernel refused %s: it is not signed, and this kernel loads only "
+			      "signed modules (Secure Boot, lockdown or module.sig_enforce); build it "
+			      "with 'stap --sign-module' and enroll its key (mokutil --import, then a "
+			      "reboot)", path);
+		fatal("the kernel refused the signature of %s: %s (the key that signed it is not "
+		      "one this kernel trusts; enroll it with 'mokutil --import KEY.x509', which "
+		      "stap --sign-module names, reboot and confirm the enrollment)", path,
 		      strerror(err));
 	case EINVAL:
 		fatal("the kernel refused %s: %s (a VAR=VALUE setting it could not parse, or a "
@@ -746,7 +792,7 @@ static int load(const struct options *o, enum privilege priv, const char *releas
 	    params);
 	/* init_module: the bytes checked (and renamed) are the bytes loaded */
 	if (syscall(SYS_init_module, m.image, m.len, params) != 0)
-		explain_insert_error(errno, m.path, name);
+		explain_insert_error(errno, &m, name);
 	if (!record_owner(name)) {
 		if (syscall(SYS_delete_module, name, O_NONBLOCK) != 0)
 			fprintf(stderr, "ERROR: cannot remove module %s: %s\n", name,

@@ -1,7 +1,8 @@
 # build.sh - layer 3b: pass 4 on the host against the reference kernel's headers: the
 # kernel API tests (stp_autoconf.h), the module cache (its key, races, its size limit), and
-# the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache), and that
-# the cache is private (a planted cache is refused, the cleaning follows no link).  Each
+# the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache,
+# --sign-module), and that the cache and the signing key are private (a planted cache is
+# refused, the cleaning follows no link).  Each
 # module build takes seconds, so the cases share builds: about eight builds in all.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -261,7 +262,54 @@ check "within cache_clean_interval_s the cache is not cleaned again" \
 	test -n "$(grep '^Pass 4: the cache was cleaned [0-9]*s ago (every 300s)$' <<<"$out")" \
 	-a "$(modules | wc -l)" = 2
 
-# 8. --clean-cache removes it all and exits
+# 8. --sign-module: a key pair made once, private, where stap keeps its own; the module
+# signed by kbuild's sign-file (modinfo shows the signer), the cache's copy not
+mkdir -p "$work/home" "$work/s"
+out=$(cd "$work/s" && HOME=$work/home "$STAP" -v --sign-module -p4 -r "$rel" -m b_hello \
+	../hello.stp 2>&1)
+status=$?
+moks=$work/home/.systemtap/ssl/server/moks
+keydir=$(ls -d "$moks"/*:* 2>/dev/null | head -n 1)
+details=$out
+check "--sign-module makes a key pair the first time, named by its SHA-1 fingerprint" \
+	test $status = 0 -a -f "$keydir/signing_key.priv" -a -f "$keydir/signing_key.x509" -a \
+	"$(basename "$keydir")" = "$(openssl x509 -inform DER -in "$keydir/signing_key.x509" \
+		-noout -fingerprint -sha1 2>/dev/null | sed 's/.*=//' | tr 'A-F' 'a-f')"
+details=$(ls -ld "$work/home/.systemtap" "$moks" "$keydir" "$keydir"/* 2>&1)
+check "the key's folders are 0700 and its files 0600" \
+	test -z "$(find "$work/home/.systemtap" \( -type d ! -perm 0700 \) -o \
+		\( -type f ! -perm 0600 \) 2>&1)"
+details=$(modinfo "$work/s/b_hello.ko" 2>&1)
+check "the module carries a signature modinfo shows, by the key's certificate" \
+	has '^signer: +Stapler module signing key$' "$details"
+signed_in_cache=$(for m in $(modules); do modinfo "$m" | grep -q '^signer:' && echo "$m"; done)
+details=$(modules)
+check "the cache's modules stay unsigned" test -n "$(modules)" -a -z "$signed_in_cache"
+out=$(cd "$work/s" && HOME=$work/home SYSTEMTAP_SIGN=1 "$STAP" -v -p4 -r "$rel" -m b_hello \
+	../hello.stp 2>&1)
+details="$out
+$(ls "$moks")"
+check "SYSTEMTAP_SIGN signs too, with the same key" \
+	test "$(ls "$moks" | wc -l)" = 1 -a \
+	-n "$(grep -F "Pass 4: signed \"b_hello.ko\" with the key $(basename "$keydir")" <<<"$out")"
+chmod 0755 "$moks"
+out=$(cd "$work/s" && HOME=$work/home "$STAP" --sign-module -p4 -r "$rel" -m b_hello \
+	../hello.stp 2>&1)
+status=$?
+details=$out
+check "a key folder others can read is made private again before use" \
+	test $status = 0 -a "$(stat -c %a "$moks")" = 700
+mkdir -p "$work/home2/.systemtap"
+chmod 0777 "$work/home2/.systemtap"
+out=$(cd "$work/s" && HOME=$work/home2 "$STAP" --sign-module -p4 -r "$rel" -m b_hello \
+	../hello.stp 2>&1)
+status=$?
+details=$out
+check "a key folder under one others can write to is refused, with the reason" \
+	test $status = 1 -a -n "$(grep -F "no safe folder for the module signing key" <<<"$out")" \
+	-a -n "$(grep -F "others can write to $work/home2/.systemtap" <<<"$out")"
+
+# 9. --clean-cache removes it all and exits
 out=$("$STAP" --clean-cache 2>&1)
 status=$?
 details=$out

@@ -332,6 +332,34 @@ else
 	skip "vm: the guest run of $rel (nothing was built)"
 fi
 
+# ---- a kernel that loads only signed modules: a boot of its own ----
+# (module.sig_enforce=1): staprun explains why it refuses an unsigned module and one signed
+# by stap --sign-module's key, which this kernel does not trust (no MOK without firmware:
+# an enrolled key is not tested).  testsuite/signing/.
+
+if [ "${STAPLER_FIRST_KERNEL:-}" != none ] && [ -z "${STAPLER_VM_ONLY:-}" ]; then
+	sig=$work/signing
+	mkdir -p "$sig/batch/sig_enforce" "$sig/home"
+	if out=$(cd "$sig/batch/sig_enforce" &&
+		"$STAP" -p4 -r "$rel" -m sig_unsigned "$top/testsuite/signing/hello.stp" 2>&1 &&
+		HOME=$sig/home "$STAP" -p4 -r "$rel" -m sig_signed --sign-module \
+			"$top/testsuite/signing/hello.stp" 2>&1); then
+		cp "$top/testsuite/signing/sig_enforce.job" "$sig/batch/sig_enforce/run"
+		"$vm/vm-batch" --rel "$rel" --append module.sig_enforce=1 --bin "$STAPRUN" \
+			--bin "$STAPIO" "$sig/batch" "$sig/results" 2>"$sig/vm-batch.log"
+		r=$sig/results/sig_enforce
+		if [ "$(cat "$r/status" 2>/dev/null)" = 0 ] && [ "$(cat "$r/verdict")" = clean ]; then
+			expect_same "vm: a kernel that loads only signed modules: staprun says why" \
+				"$top/testsuite/signing/sig_enforce.out" "$r/stdout"
+		else
+			fail "vm: a kernel that loads only signed modules (no clean result)" \
+				"$(cat "$sig/vm-batch.log")" "$(cat "$r/stdout" "$r/stderr" 2>/dev/null)"
+		fi
+	else
+		fail "vm: the modules of the signing test build (one with --sign-module)" "$out"
+	fi
+fi
+
 # ---- the second kernel: the tests of run/second-kernel.list, in a boot of its own ----
 
 if ! second=$("$vm/reference-release" --second 2>/dev/null); then
