@@ -214,6 +214,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->actions_remaining = INTERRUPTIBLE ? MAXACTION_INTERRUPTIBLE : MAXACTION;
 	c->nesting = 0;
 	c->next_called = false;
+	c->aborted = false;
 	c->regex.ok = false;
 	c->regex.ngroups = 0;
 	start = get_cycles();
@@ -223,7 +224,9 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	if (unlikely(c->actions_remaining < 0 && !c->last_error))
 		stp_soft_error(c, "MAXACTION exceeded");
 	_stp_print_flush();
-	if (unlikely(c->last_error) && STP_HANDLER_ERRORS_SUPPRESSED) {
+	if (unlikely(c->aborted)) {
+		/* abort(): the session ends, and that is no error */
+	} else if (unlikely(c->last_error) && STP_HANDLER_ERRORS_SUPPRESSED) {
 		/* as if each handler were in try { } catch { next }, counted */
 		atomic64_inc(&stp_suppressed_error_count);
 	} else if (unlikely(c->last_error)) {

@@ -110,6 +110,87 @@ static long stp_read_user_string(struct context *c, char *dst, unsigned long add
 }
 
 /*
+ * The NUL-terminated UTF-16 (WIDTH 2, surrogate pairs joined) or UTF-32 (WIDTH 4) string
+ * at ADDR, in the kernel or (USER) the current process, into DST (SIZE bytes) as UTF-8,
+ * cut after the last whole character that fits.  Its length, or -EFAULT (a unit could
+ * not be read) or -EILSEQ (a unit that is no character: a lone surrogate, past
+ * U+10FFFF) after a soft error in C, as stap words them: "kernel string copy fault at
+ * 0x... [man error::fault]", "invalid UTF-16 character U+D83D at 0x...".
+ */
+static long stp_read_utf_string(struct context *c, char *dst, unsigned long addr, size_t size,
+				int width, bool user)
+{
+	unsigned long at = addr;
+	size_t len = 0;
+	u32 cp = 0, unit = 0, low = 0;
+	int rc, n;
+
+	if (size == 0)
+		return 0;
+	for (;;) {
+		char utf8[4];
+
+		unit = 0;
+		rc = user ? stp_copy_from_user_nofault(&unit, (const void __user *)at, width)
+			  : stp_copy_from_kernel_nofault(&unit, (const void *)at, width);
+		if (rc)
+			goto fault;
+		if (unit == 0)
+			break;
+		cp = unit;
+		if (width == 2 && cp >= 0xd800 && cp <= 0xdbff) {
+			low = 0;
+			rc = user ? stp_copy_from_user_nofault(&low, (const void __user *)(at + 2), 2)
+				  : stp_copy_from_kernel_nofault(&low, (const void *)(at + 2), 2);
+			if (rc)
+				goto fault;
+			if (low < 0xdc00 || low > 0xdfff)
+				goto invalid;
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+		} else if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+			goto invalid;
+		}
+		if (cp < 0x80) {
+			utf8[0] = (char)cp;
+			n = 1;
+		} else if (cp < 0x800) {
+			utf8[0] = (char)(0xc0 | (cp >> 6));
+			utf8[1] = (char)(0x80 | (cp & 0x3f));
+			n = 2;
+		} else if (cp < 0x10000) {
+			utf8[0] = (char)(0xe0 | (cp >> 12));
+			utf8[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			utf8[2] = (char)(0x80 | (cp & 0x3f));
+			n = 3;
+		} else {
+			utf8[0] = (char)(0xf0 | (cp >> 18));
+			utf8[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+			utf8[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			utf8[3] = (char)(0x80 | (cp & 0x3f));
+			n = 4;
+		}
+		if (len + n > size - 1)
+			break;
+		memcpy(dst + len, utf8, n);
+		len += n;
+		at += cp > 0xffff && width == 2 ? 4 : width;
+	}
+	dst[len] = '\0';
+	return len;
+fault:
+	dst[0] = '\0';
+	if (c)
+		stp_soft_error(c, "%s string copy fault at 0x%lx [man error::fault]",
+			       user ? "user" : "kernel", addr);
+	return -EFAULT;
+invalid:
+	dst[0] = '\0';
+	if (c)
+		stp_soft_error(c, "invalid UTF-%d character U+%04X at 0x%lx", width * 8, unit, at);
+	return -EILSEQ;
+}
+
+/*
  * The length of the well-formed UTF-8 sequence of two to four bytes at S (N bytes
  * left), 0 if there is none there: no overlong form, no surrogate, nothing past U+10FFFF.
  */
@@ -212,42 +293,37 @@ static size_t stp_char_start(const unsigned char *buf, size_t end)
 
 /*
  * Rewrites the N bytes at BUF (a buffer of SIZE) in place as escapes (stp_escape_char()),
- * at most MAXLEN characters (0: no limit but SIZE), in double quotes if QUOTED.  What
- * does not fit is dropped a whole escape at a time, and a quoted string that lost some
- * ends in "..." (which stap writes even when MAXLEN is less than 5: `""...`).  Each escape is at least as long as what it stands for, so filling from
- * the end never overwrites input not yet read.  Returns the new length.
+ * at most MAXLEN characters (0: no limit but SIZE), in double quotes if QUOTED.  Escapes
+ * are kept from the start as long as they fit, a whole one at a time; quoted, as stap
+ * does, each one but the string's last must leave room for the "..." that a cut string
+ * ends in after its closing quote (so `""...` even where MAXLEN is less than 5).  Each
+ * escape is at least as long as what it stands for, so filling from the end never
+ * overwrites input not yet read.  Returns the new length.
  */
 static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
 					     bool quoted)
 {
 	const unsigned char *in = (const unsigned char *)buf;
-	size_t limit = size - 1, extra = quoted ? 2 : 0, kept = 0, out = 0, pos, i, used;
+	size_t limit = size - 1, kept = 0, out = 0, pos, i, used, budget;
 	bool cut = false;
 
 	if (maxlen && maxlen < limit)
 		limit = maxlen;
+	budget = quoted ? (limit > 2 ? limit - 2 : 0) : limit;
 	for (i = 0; i < n; i += used) {
 		size_t w = stp_escape_char(in + i, n - i, NULL, &used);
+		size_t dots = quoted && i + used < n ? 3 : 0;
 
-		if (out + w + extra > limit) {
+		if (out + w + dots > budget) {
 			cut = true;
 			break;
 		}
 		out += w;
 		kept = i + used;
 	}
-	if (cut && quoted) {
-		/* room for the dots: drop whole escapes from the end; as stap, the quotes
-		 * and dots stay even where they alone are longer than MAXLEN */
-		while (kept && out + extra + 3 > limit) {
-			i = stp_char_start(in, kept);
-			out -= stp_escape_char(in + i, kept - i, NULL, &used);
-			kept = i;
-		}
-		if (size < 6) {		/* no room for them at all */
-			buf[0] = '\0';
-			return 0;
-		}
+	if (quoted && size < 6) {	/* no room for the quotes and dots */
+		buf[0] = '\0';
+		return 0;
 	}
 	pos = out + (quoted ? 1 : 0);
 	while (kept) {

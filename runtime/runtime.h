@@ -217,6 +217,7 @@ struct context {
 	long actions_remaining;		/* MAXACTION budget of this hit */
 	int nesting;			/* function call depth, up to MAXNESTING */
 	bool next_called;		/* a function ran `next`: its next overload takes over */
+	bool aborted;			/* abort() ran: the handler unwinds past every catch */
 	u64 overload_start;		/* cycles: this CPU's overload interval began */
 	u64 overload_used;		/* cycles spent in handlers since */
 	char error_buf[MAXSTRINGLEN];
@@ -287,6 +288,10 @@ static __maybe_unused long stp_read_kernel_string(struct context *c, char *dst,
 						  unsigned long addr, size_t size);
 static __maybe_unused long stp_read_user_string(struct context *c, char *dst,
 						unsigned long addr, size_t size);
+/* A UTF-16 (WIDTH 2) or UTF-32 (4) string as UTF-8: its length, or -EFAULT/-EILSEQ after
+ * a soft error ("invalid UTF-16 character U+D83D at 0x..."). */
+static __maybe_unused long stp_read_utf_string(struct context *c, char *dst, unsigned long addr,
+					       size_t size, int width, bool user);
 /* The N bytes at BUF (of SIZE) rewritten in place as C escapes (\n, \", \ooo), at most
  * MAXLEN characters (0: SIZE - 1), in double quotes if QUOTED; returns the new length.
  * For text_str(), text_strn() and the *_quoted tapset functions. */

@@ -248,6 +248,8 @@ static void try_catch(struct body *b, struct node *n, int depth)
 	b->error_label = outer;
 	body_line(b, depth + 1, "goto caught_%d;", id);
 	body_line(b, depth, "catch_%d:", id);
+	body_line(b, depth + 1, "if (c->aborted)");	/* abort() is caught by no catch */
+	body_line(b, depth + 2, "goto %s;", outer);
 	if (n->catch_var)
 		body_line(b, depth + 1, "stp_string_copy(l->l_%s, c->last_error);", n->catch_var->string);
 	body_line(b, depth + 1, "c->last_error = NULL;");
