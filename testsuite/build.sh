@@ -265,6 +265,7 @@ check "within cache_clean_interval_s the cache is not cleaned again" \
 # 8. --sign-module: a key pair made once, private, where stap keeps its own; the module
 # signed by kbuild's sign-file (modinfo shows the signer), the cache's copy not
 mkdir -p "$work/home" "$work/s"
+modinfo() { PATH=$PATH:/usr/sbin:/sbin command modinfo "$@"; }	# kmod's, in sbin
 out=$(cd "$work/s" && HOME=$work/home "$STAP" -v --sign-module -p4 -r "$rel" -m b_hello \
 	../hello.stp 2>&1)
 status=$?
