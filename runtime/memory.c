@@ -41,6 +41,14 @@ static __maybe_unused int stp_read_kernel_as(struct context *c, void *dst, unsig
 	return -EFAULT;
 }
 
+/* LEN bytes at ADDR, in the current process's memory if USER, else the kernel's: 0, or
+ * nonzero where they cannot be read. */
+static int stp_copy_nofault(void *dst, unsigned long addr, size_t len, bool user)
+{
+	return user ? stp_copy_from_user_nofault(dst, (const void __user *)addr, len)
+		    : stp_copy_from_kernel_nofault(dst, (const void *)addr, len);
+}
+
 static int stp_read_user(struct context *c, void *dst, unsigned long addr, size_t len)
 {
 	if (likely(stp_copy_from_user_nofault(dst, (const void __user *)addr, len) == 0))
@@ -64,9 +72,7 @@ static long stp_read_string(char *dst, unsigned long addr, size_t size, bool use
 	while (done < size - 1) {
 		unsigned long at = addr + done;
 		size_t chunk = min_t(size_t, size - 1 - done, PAGE_SIZE - offset_in_page(at));
-		int rc = user ? stp_copy_from_user_nofault(dst + done, (const void __user *)at,
-							   chunk) :
-				stp_copy_from_kernel_nofault(dst + done, (const void *)at, chunk);
+		int rc = stp_copy_nofault(dst + done, at, chunk, user);
 		char *nul;
 
 		if (rc) {
@@ -123,7 +129,7 @@ static long stp_read_utf_string(struct context *c, char *dst, unsigned long addr
 	unsigned long at = addr;
 	size_t len = 0;
 	u32 cp = 0, unit = 0, low = 0;
-	int rc, n;
+	int n;
 
 	if (size == 0)
 		return 0;
@@ -131,18 +137,14 @@ static long stp_read_utf_string(struct context *c, char *dst, unsigned long addr
 		char utf8[4];
 
 		unit = 0;
-		rc = user ? stp_copy_from_user_nofault(&unit, (const void __user *)at, width)
-			  : stp_copy_from_kernel_nofault(&unit, (const void *)at, width);
-		if (rc)
+		if (stp_copy_nofault(&unit, at, width, user))
 			goto fault;
 		if (unit == 0)
 			break;
 		cp = unit;
 		if (width == 2 && cp >= 0xd800 && cp <= 0xdbff) {
 			low = 0;
-			rc = user ? stp_copy_from_user_nofault(&low, (const void __user *)(at + 2), 2)
-				  : stp_copy_from_kernel_nofault(&low, (const void *)(at + 2), 2);
-			if (rc)
+			if (stp_copy_nofault(&low, at + 2, 2, user))
 				goto fault;
 			if (low < 0xdc00 || low > 0xdfff)
 				goto invalid;
