@@ -207,7 +207,7 @@ if [ -n "$rel" ] && [ -s "$map" ]; then
 			"$(diff <(echo "$want") <(echo "$got") | head -20)"
 	fi
 else
-	skip "cli: -l against the reference kernel's System.map (install linux-image-cloud-amd64-dbg: ./setup)"
+	skip "cli: -l against the reference kernel's System.map (install linux-image-$rel-dbg: ./setup)"
 fi
 
 printf '%s\n' "$hello" >"$work/hello.stp"
