@@ -117,6 +117,22 @@ check 'functions the kernel refuses to kprobe are not listed (do_int3, start_ker
 check 'functions without DWARF are listed by name (a .cold part)' \
 	has '^kernel\.function\("[a-z_0-9]+\.cold"\)$' "$(cat "$all")"
 
+# Functions refused for what they are (src/debuginfo/blocklist.c).  The lists come from
+# stap 4.8's -l 'kernel.function("*")' on the reference kernel (6.1.0-56): the functions
+# it left out that we listed before the blocklist, and those it lists whose names look
+# like them (locks, apic, pte, current, seq_, kprobe ...) and that System.map has.
+names=$work/all.names
+sed -E 's/^kernel\.function\("([^"@]+).*/\1/' "$all" | LC_ALL=C sort -u >"$names"
+leaked=$(LC_ALL=C comm -12 "$names" <(LC_ALL=C sort -u "$dir/stap48-refuses.list"))
+details="listed, but stap 4.8 refuses them: $(head -c 400 <<<"$leaked")"
+check "none of the $(wc -l <"$dir/stap48-refuses.list") functions stap 4.8 refuses is listed" \
+	test -z "$leaked"
+map=/usr/lib/debug/boot/System.map-$rel
+lost=$(LC_ALL=C comm -23 <(LC_ALL=C comm -12 <(LC_ALL=C sort -u "$dir/stap48-lists.list") \
+	<(awk '$2 ~ /^[tT]$/ { print $3 }' "$map" | LC_ALL=C sort -u)) "$names")
+details="refused, but stap 4.8 lists them: $(head -c 400 <<<"$lost")"
+check "the functions stap 4.8 lists that look like those are all listed" test -z "$lost"
+
 # the cache: a second run reads the index (said at -vv) and prints the same
 out=$("$STAP" -vv -r "$rel" -l 'kernel.function("vfs_read")' 2>&1)
 details=$out

@@ -47,7 +47,7 @@ struct dw_symbol {
 /* Text a probe may not go in, and why (for the messages). */
 struct dw_range {
 	uint64_t start, end;
-	const char *why;	/* "blocklisted section", "blocklisted" */
+	const char *why;	/* "blocklisted section", "blocklisted" (the kernel's list) */
 };
 
 /* One object with DWARF: the kernel (vmlinux) or one module. */
@@ -147,6 +147,12 @@ char *process_point_program(struct session *s, const char *path, int64_t pid, ch
  * why none). */
 int program_libraries(struct session *s, const char *file, const char *pattern,
 		      struct strlist *targets, struct strlist *files, char **why);
+
+/* ---- blocklist.c ---- */
+
+/* Why a kernel function may not be probed for what it is: "blocklisted" (its name) or
+ * "blocklisted file" (FILE, its declaration's, may be NULL); NULL if it may. */
+const char *dw_blocklisted(const char *name, const char *file);
 
 /* ---- dwarf_module.c ---- */
 
@@ -299,8 +305,8 @@ enum dw_function_filter {
 struct dw_sites {
 	struct dw_site *sites;
 	int count;
-	const char *refused_name;	/* an exactly named function that was refused */
-	const char *refused_why;
+	const struct dw_function **refused;	/* matched, but may not be probed (why_blocked) */
+	int nrefused;
 	bool functions_found;	/* statements, labels: functions matched (not their lines, labels) */
 	char *line_error;	/* statements: "no line records for FILE:N ..." (the caller's) */
 };

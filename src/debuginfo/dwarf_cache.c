@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC "STPDWIX4"
+#define MAGIC "STPDWIX5"
 #define NO_STRING UINT32_MAX
 
 struct header {

@@ -50,6 +50,24 @@ static const char *intern(struct interned *t, const char *s)
 	return t->slots[i] = xstrdup(s);
 }
 
+static bool interned_has(const struct interned *t, const char *s)
+{
+	if (!t->capacity)
+		return false;
+	for (size_t i = hash64(s, strlen(s), 0) % t->capacity; t->slots[i];
+	     i = (i + 1) % t->capacity)
+		if (strcmp(t->slots[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void interned_free(struct interned *t)
+{
+	for (size_t i = 0; i < t->capacity; i++)
+		free(t->slots[i]);
+	free(t->slots);
+}
+
 /* ---- one compile unit ---- */
 
 bool dw_die_entry(Dwarf_Die *die, uint64_t *addr)
@@ -160,6 +178,7 @@ struct index_build {
 	struct interned strings;
 	struct interned type_names;	/* the types' names met so far */
 	struct interned declared_names;	/* the declared variables' */
+	struct interned codeless_names;	/* a kernel object's functions compiled away */
 	uint64_t *entries;	/* every out-of-line entry (sorted at the end) */
 	int nentries, entries_cap;
 };
@@ -301,8 +320,14 @@ static void add_unit_functions(struct index_build *b, struct unit_functions *w, 
 				entry = in->addr;
 			}
 		}
-		if (!seen)
-			continue;	/* never compiled: nothing to probe */
+		if (!seen) {	/* never compiled, or folded into another: nothing to probe */
+			/* a definition, not an inline one, without code is one the compiler
+			 * folded into an identical function: its symbol is not listed */
+			if (!m->is_user && !dwarf_hasattr(&c->die, DW_AT_inline) &&
+			    !dwarf_hasattr(&c->die, DW_AT_declaration))
+				intern(&b->codeless_names, c->name);
+			continue;
+		}
 		if (!(flags & (DWF_OUT_OF_LINE | DWF_INLINED))) {
 			if (!why)
 				continue;	/* only in data or discarded sections */
@@ -312,6 +337,11 @@ static void add_unit_functions(struct index_build *b, struct unit_functions *w, 
 		dwarf_decl_line(&c->die, &line);
 		if (!file && (c->entry || entry))
 			line_at(cu, (c->entry ? c->entry : entry) - m->bias, &file, &line);
+		if (!(flags & DWF_BLOCKED) && !m->is_user &&
+		    (why = dw_blocklisted(c->name, file))) {
+			flags = DWF_BLOCKED;	/* by what it is (blocklist.c) */
+			entry = 0;
+		}
 		f = new_function(b);
 		f->name = c->name;
 		f->file = file ? intern(&b->strings, file) : NULL;
@@ -389,7 +419,8 @@ static void add_symbol_functions(struct index_build *b)
 		int same;
 
 		if (!s->function || !usable(m, s->addr, &why) ||
-		    bsearch(&s->name, names, ndwarf, sizeof(*names), compare_names))
+		    bsearch(&s->name, names, ndwarf, sizeof(*names), compare_names) ||
+		    interned_has(&b->codeless_names, s->name))
 			continue;
 		if (bsearch(&s->addr, b->entries, b->nentries, sizeof(*b->entries),
 			    compare_addresses)) {
@@ -405,6 +436,10 @@ static void add_symbol_functions(struct index_build *b)
 		f->name = s->name;
 		f->entry = s->addr;
 		f->flags = DWF_NO_DWARF | DWF_OUT_OF_LINE;
+		if (!m->is_user && (f->why_blocked = dw_blocklisted(s->name, NULL))) {
+			f->flags = DWF_NO_DWARF | DWF_BLOCKED;
+			f->entry = 0;
+		}
 	}
 	free(sorted);
 	free(names);
@@ -613,12 +648,9 @@ struct dw_index *dw_module_index(struct dw_module *m)
 	build_index(&b);
 	free(b.entries);
 	free(b.strings.slots);	/* the strings stay: the index points at them */
-	for (size_t i = 0; i < b.type_names.capacity; i++)
-		free(b.type_names.slots[i]);
-	free(b.type_names.slots);
-	for (size_t i = 0; i < b.declared_names.capacity; i++)
-		free(b.declared_names.slots[i]);
-	free(b.declared_names.slots);
+	interned_free(&b.type_names);
+	interned_free(&b.declared_names);
+	interned_free(&b.codeless_names);
 	dw_cache_store(m);
 	if (verbose_at(m->session, 2, 2))
 		fprintf(stderr, "Pass 2: indexed %s's %d functions in %.0f ms\n", m->name,

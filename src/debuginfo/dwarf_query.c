@@ -14,23 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
 /* ---- the functions a pattern names ---- */
 
-/* Whether F cannot be probed at all; an exact name's refusal is noted for its message. */
-static bool refused(const struct dw_pattern *pat, const struct dw_function *f,
-		    struct dw_sites *out)
+/* Whether F cannot be probed at all; noted for its warning (stap warns for each). */
+static bool refused(const struct dw_function *f, struct dw_sites *out)
 {
 	if (!(f->flags & DWF_BLOCKED))
 		return false;
-	if (!is_glob(pat->function)) {
-		out->refused_name = f->name;
-		out->refused_why = f->why_blocked;
-	}
+	out->refused = xrealloc(out->refused, (out->nrefused + 1) * sizeof(*out->refused));
+	out->refused[out->nrefused++] = f;
 	return true;
 }
 
@@ -216,7 +208,7 @@ const struct dw_function **dw_match_functions(struct dw_module *m,
 			continue;
 		if (with_lines && pat->lines == DW_LINES_ABSOLUTE && !dw_line_wanted(pat, f->line, 0))
 			continue;
-		if (refused(pat, f, out))
+		if (refused(f, out))
 			continue;
 		matched[n++] = f;
 	}
@@ -344,7 +336,7 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 			continue;
 		if (f->flags & DWF_NO_DWARF && (pat->file || filter == DW_INLINE))
 			continue;
-		if (refused(pat, f, out))
+		if (refused(f, out))
 			continue;
 		if (!(f->flags & wanted))
 			continue;

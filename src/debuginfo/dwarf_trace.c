@@ -254,8 +254,10 @@ int dw_tracepoints(struct dw_module *m, const struct dw_tracepoint **out)
 		const char *from_header;
 		char *system;
 
+		/* a __traceiter_ function only carries the types: one a kprobe may not
+		 * go in (__traceiter_softirq_entry, blocklist.c) still names a tracepoint */
 		if (!starts_with(f->name, TRACEITER) || !f->name[strlen(TRACEITER)] ||
-		    !(f->flags & DWF_OUT_OF_LINE))
+		    !(f->flags & (DWF_OUT_OF_LINE | DWF_BLOCKED)))
 			continue;
 		system = cached ? cached_system(cached, &next, f) : NULL;
 		if (!system) {

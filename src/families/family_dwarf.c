@@ -438,14 +438,16 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 			free(sites.line_error);
 			sites.line_error = NULL;
 		}
-		if (sites.refused_name) {
+		for (int k = 0; k < sites.nrefused; k++) {
+			const struct dw_function *f = sites.refused[k];
+
 			semantic_warning(el, proto->handler->probe->tok, "function %s is %s%s",
-					 sites.refused_name,
-					 strcmp(sites.refused_why, "blocklisted") == 0 ? "" : "in ",
-					 sites.refused_why);
-			sites.refused_name = NULL;
+					 f->name,
+					 strcmp(f->why_blocked, "blocklisted") == 0 ? "" : "in ",
+					 f->why_blocked);
 			refused = true;
 		}
+		sites.nrefused = 0;
 		for (int k = first; k < sites.count; k++)
 			added |= add_site(el, proto, &dp, &sites.sites[k], NULL);
 		/* a wildcard over modules opens them one at a time: what found nothing (or
@@ -475,6 +477,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		no_match(el, opened == 1 && !(dp.statement && sites.functions_found) ? last : NULL,
 			 pat, refused || (dp.label && sites.functions_found));
 	free(sites.sites);
+	free(sites.refused);
 	return added;
 }
 

@@ -112,6 +112,7 @@ bool place_from_btf(struct elaborator *el, struct dwarf_point *dp, struct dw_pat
 	struct btf_module *kernel = btf_kernel(s, &why), *last = NULL;
 	struct strlist names = { 0 };
 	int added = 0, opened = 0;
+	bool blocklisted = false;
 
 	if (!kernel) {
 		report_missing_debuginfo(el);
@@ -144,9 +145,19 @@ bool place_from_btf(struct elaborator *el, struct dwarf_point *dp, struct dw_pat
 			lo = f ? (int)(f - m->functions) : 0;
 			hi = f ? lo + 1 : 0;
 		}
-		for (int k = lo; k < hi; k++)
-			if (fnmatch(pat->function, m->functions[k].name, 0) == 0)
-				added += btf_add_function(el, proto, dp, m, &m->functions[k]);
+		for (int k = lo; k < hi; k++) {
+			const char *name = m->functions[k].name;
+
+			if (fnmatch(pat->function, name, 0) != 0)
+				continue;
+			if (dw_blocklisted(name, NULL)) {	/* BTF knows no files */
+				semantic_warning(el, proto->handler->probe->tok,
+						 "function %s is blocklisted", name);
+				blocklisted = true;
+				continue;
+			}
+			added += btf_add_function(el, proto, dp, m, &m->functions[k]);
+		}
 	}
 	strlist_free(&names);
 	if (!added) {
@@ -155,7 +166,7 @@ bool place_from_btf(struct elaborator *el, struct dwarf_point *dp, struct dw_pat
 
 		for (int i = 0; i < count; i++)
 			names[i] = last->functions[i].name;
-		no_function_match(el, names, count, pat, false);
+		no_function_match(el, names, count, pat, blocklisted);
 		free(names);
 	}
 	return added > 0;

@@ -1,0 +1,1 @@
+-p2 -e 'probe kernel.function("_raw_spin_lock") { println(1) }'

@@ -1,0 +1,1 @@
+-l 'kernel.function("seq_buf_*")'
