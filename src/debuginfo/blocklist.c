@@ -26,17 +26,18 @@ static const char *const name_rules[] = {
 	".*(read|write|spin|mutex)_(un)?(try)?lock.*",
 	"(.*_)?down_(read|write)_trylock.*",
 	"(.*_)?(spin|mutex|rwsem)_is_(read_|write_)?locked",
-	"_raw_.*", "__raw_(spin|read|write)_.*", "raw_spin_.*",
+	"_raw_.*", "__raw_(spin|read|write)_.*", "(__pfx_)?_?raw_spin_.*",
 	"(__)?write_seq(un)?lock.*",
-	"(__)?rt_mutex_.*(lock|futex_).*",
-	"(do_)?trace_event_raw_event_(.*_)?lock(_.*)?", "trace_raw_output_(.*_)?lock(_.*)?",
+	"(__pfx_)?(__)?rt_mutex_.*lock.*",
+	"(__pfx_|do_)?trace_event_raw_event_(.*_)?lock(_.*)?",
+	"(__pfx_)?trace_raw_output_(.*_)?lock(_.*)?",
 	/* atomics and notifier chains, called from the breakpoint path itself */
 	"atomic_.*", "notifier_call_chain",
 	/* interrupts, APIC and softirqs: a probe there runs with the machine half set up */
 	".*[aA][pP][iI][cC].*", ".*softirq.*", ".*_intr(_.*)?", "xen_irq_.*",
-	"unknown_nmi_error", "HYPERVISOR_event_channel_op",
+	"unknown_nmi_error", "__die", "HYPERVISOR_event_channel_op",
 	/* what arming and hitting a kprobe uses: text checks, decoder, exception tables */
-	".*kernel_text.*", "inat_get_opcode_attribute", "search_exception_tables",
+	".*kernel_text.*", "inat_get_opcode_attribute", "(__pfx_)?search_exception_tables",
 	/* the current task, preemption count and thread flags, read by every handler */
 	"get_current", "current_.*", "(__)?preempt_count.*", "test_ti_thread_flag",
 	/* the context switch, a signal frame being written, busy waits */
@@ -53,7 +54,7 @@ static const char *const file_rules[] = {
 	"kernel/kprobes\\.c",
 	"include/linux/atomic/atomic-instrumented\\.h",
 	"arch/x86/include/asm/paravirt\\.h", "arch/x86/kernel/paravirt\\.c",
-	"arch/x86/include/asm/apic\\.h", "arch/x86/include/asm/io\\.h",
+	"arch/x86/include/asm/io\\.h",
 	"arch/x86/include/asm/bitops\\.h",
 	"include/linux/rwlock_api_smp\\.h", "include/linux/spinlock_api_smp\\.h",
 	"fs/seq_file\\.c",	/* the runtime's procfs files are seq_files */
