@@ -29,6 +29,16 @@ struct interned {
 	size_t capacity, used;
 };
 
+/* The slot of S in T: where it is, or the empty one where it would go. */
+static size_t interned_slot(const struct interned *t, const char *s)
+{
+	size_t i = hash64(s, strlen(s), 0) % t->capacity;
+
+	while (t->slots[i] && strcmp(t->slots[i], s) != 0)
+		i = (i + 1) % t->capacity;
+	return i;
+}
+
 static const char *intern(struct interned *t, const char *s)
 {
 	size_t i;
@@ -37,28 +47,23 @@ static const char *intern(struct interned *t, const char *s)
 		struct interned bigger = { .capacity = t->capacity ? t->capacity * 2 : 1024 };
 
 		bigger.slots = xcalloc(bigger.capacity, sizeof(*bigger.slots));
-		for (size_t k = 0; k < t->capacity; k++)
+		for (size_t k = 0; k < t->capacity; k++)	/* the strings move, not copied */
 			if (t->slots[k])
-				intern(&bigger, t->slots[k]);
+				bigger.slots[interned_slot(&bigger, t->slots[k])] = t->slots[k];
+		bigger.used = t->used;
 		free(t->slots);
 		*t = bigger;
 	}
-	for (i = hash64(s, strlen(s), 0) % t->capacity; t->slots[i]; i = (i + 1) % t->capacity)
-		if (strcmp(t->slots[i], s) == 0)
-			return t->slots[i];
+	i = interned_slot(t, s);
+	if (t->slots[i])
+		return t->slots[i];
 	t->used++;
 	return t->slots[i] = xstrdup(s);
 }
 
 static bool interned_has(const struct interned *t, const char *s)
 {
-	if (!t->capacity)
-		return false;
-	for (size_t i = hash64(s, strlen(s), 0) % t->capacity; t->slots[i];
-	     i = (i + 1) % t->capacity)
-		if (strcmp(t->slots[i], s) == 0)
-			return true;
-	return false;
+	return t->capacity && t->slots[interned_slot(t, s)];
 }
 
 static void interned_free(struct interned *t)
