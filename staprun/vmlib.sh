@@ -168,15 +168,37 @@ vm_make_initrd() {
 		vm_die "cannot build the initramfs"
 }
 
+# vm_host_tsc_khz: the rate of the host's time stamp counter in kHz, which is the guest's
+# too (qemu's software emulation reads the host's TSC for the guest's rdtsc): what the
+# host's kernel measured at boot if its log still says, else /proc/cpuinfo's clock.
+vm_host_tsc_khz() {
+	local mhz
+	mhz=$(dmesg 2>/dev/null | sed -n -E -e 's/.*tsc: Refined TSC clocksource calibration: ([0-9]+(\.[0-9]+)?) MHz.*/\1/p' \
+		-e 's/.*tsc: Detected ([0-9]+(\.[0-9]+)?) MHz processor.*/\1/p' | tail -n 1)
+	[ -n "$mhz" ] || mhz=$(awk -F': *' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+	awk -v mhz="${mhz:-0}" 'BEGIN { printf "%d\n", mhz * 1000 }'
+}
+
 # vm_qemu_command VMLINUZ INITRD: sets the array VM_QEMU to the qemu command that boots the
 # guest (software emulation: KVM does not work on the machines this targets).  The caller
 # appends the serial ports; the first one is the kernel console.
+# One emulation thread runs both vCPUs in turn (thread=single): with one thread per vCPU,
+# qemu 7.2 (Debian 12's) can keep a translation of kernel text that the other vCPU has just
+# patched (text_poke_bp: kprobes, jump labels, static calls), and the guest calls a torn
+# instruction or loops for ever on an int3 that is gone (doc/testing.md, harness test
+# code_patching).  Taking turns breaks the second vCPU's boot-time delay calibration
+# (udelay would wait about 1/2500 of its time there), so the loops per jiffy are given:
+# lpj=, the TSC ticks per jiffy of the kernel's HZ.
 vm_qemu_command() {
+	local hz khz lpj=
+	hz=$(sed -n 's/^CONFIG_HZ=\([0-9][0-9]*\)$/\1/p' "$(dirname "$1")/config" 2>/dev/null)
+	khz=$(vm_host_tsc_khz)
+	[ "${khz:-0}" -gt 0 ] && lpj=$((khz * 1000 / ${hz:-250}))
 	VM_QEMU=(qemu-system-x86_64
-		-accel tcg -cpu max -smp 2 -m 1024
+		-accel "tcg,thread=${STAPLER_VM_TCG_THREAD:-single}" -cpu max -smp 2 -m 1024
 		-nodefaults -display none -monitor none -no-reboot -net none
 		-kernel "$1" -initrd "$2"
-		-append "console=ttyS0 panic=-1 printk.devkmsg=on log_buf_len=4M")
+		-append "console=ttyS0 panic=-1 printk.devkmsg=on log_buf_len=4M${lpj:+ lpj=$lpj}")
 }
 
 # vm_scan_klog FILE: one line per kind of kernel problem found in the kernel log FILE.
