@@ -79,6 +79,7 @@ install: all
 	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
 		staprun/stap-vm >$(DESTDIR)$(pkglibexecdir)/stap-vm
 	chmod 755 $(DESTDIR)$(pkglibexecdir)/stap-vm
+	ln -sf $(pkglibexecdir)/stap-vm $(DESTDIR)$(bindir)/stap-vm
 	install -m 644 staprun/vmlib.sh $(DESTDIR)$(pkglibexecdir)
 	install -m 755 testsuite/vm/kernel-image testsuite/vm/reference-release \
 		$(DESTDIR)$(pkglibexecdir)
@@ -94,7 +95,7 @@ install: all
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun
+	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun $(DESTDIR)$(bindir)/stap-vm
 	rm -rf $(DESTDIR)$(pkglibexecdir) $(DESTDIR)$(pkgdatadir)
 	for f in man/*; do rm -f "$(DESTDIR)$(mandir)"/man*/"$${f#man/}"; done
 

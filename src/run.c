@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,46 @@ static void add_number_option(struct strlist *argv, const char *option, long val
 		return;
 	snprintf(number, sizeof(number), "%ld", value);
 	add_option(argv, option, number);
+}
+
+/*
+ * Why this machine's kernel cannot load the module, if it can load none of its kind: the
+ * module was built for another release, or the kernel has no loadable modules, or loading
+ * them is switched off.  NULL when none of these holds (the failure is another).
+ */
+static const char *why_host_cannot_load(const struct session *s, char *buf, size_t len)
+{
+	struct utsname u;
+	FILE *f;
+	int flag = 0;
+
+	if (uname(&u) == 0 && strcmp(u.release, s->kernel_release) != 0) {
+		snprintf(buf, len, "it was built for %s, and this kernel is %s", s->kernel_release,
+			 u.release);
+		return buf;
+	}
+	if (access("/proc/modules", F_OK) != 0)
+		return "this kernel has no loadable modules";
+	f = fopen("/proc/sys/kernel/modules_disabled", "r");
+	if (f) {
+		flag = fgetc(f);
+		fclose(f);
+	}
+	if (flag == '1')
+		return "this kernel loads no more modules (kernel.modules_disabled)";
+	return NULL;
+}
+
+/* After a failed run on the host: --vm, when the host could never have run it. */
+static void suggest_vm(const struct session *s)
+{
+	char buf[256];
+	const char *why = why_host_cannot_load(s, buf, sizeof(buf));
+
+	if (why)
+		fprintf(stderr, "Tip: this kernel cannot load the module (%s); stap --vm runs the "
+			"script in a disposable guest booting %s (man stap-vm).\n", why,
+			s->kernel_release);
 }
 
 int run_module(struct session *s)
@@ -102,5 +143,7 @@ int run_module(struct session *s)
 	else
 		diag_system_warning("%s ended by signal %d", s->staprun_path,
 				    WTERMSIG(status));
+	if (!s->vm)
+		suggest_vm(s);
 	return 1;
 }

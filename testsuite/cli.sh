@@ -248,6 +248,9 @@ if rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) && [ -d "/lib/module
 		expect "pass 5 runs staprun, which refuses a module for another kernel" 1 \
 			"(?s)was built for kernel \"$rel\", but this is kernel.*Pass 5: run failed" \
 			"$STAP" -r "$rel" -e "$hello"
+		expect "a run the host's kernel could never load suggests --vm" 1 \
+			"(?s)Tip: this kernel cannot load the module \\(it was built for \\Q$rel\\E, and this kernel is \\Q$(uname -r)\\E\\); stap --vm runs the script in a disposable guest booting \\Q$rel\\E.*Pass 5: run failed" \
+			"$STAP" -r "$rel" -e "$hello"
 	fi
 else
 	skip "cli: passes 4-5 on the host (no reference kernel headers; run ./setup)"
@@ -268,6 +271,11 @@ if out=$(make -s -C "$top" install DESTDIR="$inst" prefix=/usr 2>&1); then
 	else
 		fail "cli: make install honours prefix and DESTDIR (missing: ${missing[*]})"
 	fi
+	expect "make install puts stap-vm on PATH, a link to the one beside its library" 0 \
+		'^/usr/libexec/stapler/stap-vm$' readlink "$inst/usr/bin/stap-vm"
+	# the link's target is the installed path (DESTDIR is only where the files are put)
+	expect "stap-vm run by a link finds its library beside the real file" 1 '^usage: stap-vm' \
+		bash -c "ln -sf '$inst/usr/libexec/stapler/stap-vm' link-stap-vm && ./link-stap-vm --no-such-option"
 	expect "an installed stap finds the tapsets named by SYSTEMTAP_TAPSET" 0 '^warn:unknown' \
 		env SYSTEMTAP_TAPSET="$inst/usr/share/stapler/tapset" \
 		"$inst/usr/bin/stap" -p2 -e 'probe begin { warn("x") }'
