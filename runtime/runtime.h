@@ -364,5 +364,15 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("stapler script module");
+/*
+ * The module's name in .modinfo with room after it for any name the kernel allows
+ * (MODULE_NAME_LEN - 1): this entry comes before the one modpost writes, so the kernel
+ * reads it, and a module is renamed to a longer name in place (stap's module cache hands
+ * a module built as stap_HASH out as stap_HASH_PID; staprun -R); the renaming blanks
+ * modpost's entry.  Fifty-five NULs.
+ */
+#define STP_NUL5 "\0" "\0" "\0" "\0" "\0"
+MODULE_INFO(name, KBUILD_MODNAME STP_NUL5 STP_NUL5 STP_NUL5 STP_NUL5 STP_NUL5 STP_NUL5
+	    STP_NUL5 STP_NUL5 STP_NUL5 STP_NUL5 STP_NUL5);
 
 #endif

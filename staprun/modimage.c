@@ -150,10 +150,43 @@ bool modimage_is_stapler(const struct modimage_info *info)
 	return description && strcmp(description, MODIMAGE_STAPLER_DESCRIPTION) == 0;
 }
 
+/*
+ * The name= entries of .modinfo (INFO, SIZE bytes), at most MAX: where each name starts
+ * and how long a name it can hold (its own length and the NULs after its own NUL).
+ */
+struct name_entry {
+	char *name;
+	size_t room;
+};
+
+static size_t name_entries(char *info, size_t size, struct name_entry *out, size_t max)
+{
+	size_t i = 0, n = 0, len, end;
+
+	while (i < size) {
+		len = strnlen(info + i, size - i);
+		if (len == size - i)	/* not terminated: not an entry */
+			break;
+		end = i + len + 1;
+		if (len > 5 && memcmp(info + i, "name=", 5) == 0 && n < max) {
+			size_t nuls = 0;
+
+			while (end + nuls < size && !info[end + nuls])
+				nuls++;
+			out[n].name = info + i + 5;
+			out[n].room = len - 5 + nuls;
+			n++;
+		}
+		i = end;
+	}
+	return n;
+}
+
 int modimage_rename(void *image, size_t len, const char *name)
 {
-	size_t new_len = strlen(name), old_len, i;
-	char *info, *entry = NULL, *field = NULL;
+	size_t new_len = strlen(name), old_len, n, i, use;
+	struct name_entry entries[8];
+	char *info, *field = NULL;
 	struct sections secs;
 
 	if (find_sections(image, len, &secs) != MODIMAGE_OK || !secs.this_module.found)
@@ -163,28 +196,23 @@ int modimage_rename(void *image, size_t len, const char *name)
 	if (new_len >= MODIMAGE_NAME_FIELD)
 		return -ENAMETOOLONG;
 	info = (char *)image + secs.modinfo.offset;
-	for (i = 0; i < secs.modinfo.size; i += strnlen(info + i, secs.modinfo.size - i) + 1) {
-		if (secs.modinfo.size - i > 5 && memcmp(info + i, "name=", 5) == 0 &&
-		    memchr(info + i, '\0', secs.modinfo.size - i)) {
-			entry = info + i + 5;
-			break;
-		}
-	}
-	if (!entry)
+	n = name_entries(info, secs.modinfo.size, entries, 8);
+	if (!n)
 		return -ENOEXEC;
-	old_len = strlen(entry);
-	if (old_len == new_len && memcmp(entry, name, new_len) == 0)
-		return 0;
-	if (new_len > old_len)
-		return -ENAMETOOLONG;
+	/* the first entry is the name the kernel reads */
+	old_len = strlen(entries[0].name);
 	if (old_len >= MODIMAGE_NAME_FIELD)
 		return -ENOENT;
+	for (use = 0; use < n && entries[use].room < new_len; use++)
+		;
+	if (use == n)
+		return -ENAMETOOLONG;
 	/* the field: the old name, then NULs to the end of the array */
 	for (i = 0; i + MODIMAGE_NAME_FIELD <= secs.this_module.size; i++) {
 		char *p = (char *)image + secs.this_module.offset + i;
 		size_t j;
 
-		if (memcmp(p, entry, old_len + 1) != 0)
+		if (memcmp(p, entries[0].name, old_len + 1) != 0)
 			continue;
 		for (j = old_len; j < MODIMAGE_NAME_FIELD && !p[j]; j++)
 			;
@@ -197,8 +225,17 @@ int modimage_rename(void *image, size_t len, const char *name)
 		return -ENOENT;
 	memset(field, 0, MODIMAGE_NAME_FIELD);
 	memcpy(field, name, new_len);
-	/* the NULs left after a shorter name are empty entries, which modinfo readers skip */
-	memset(entry, 0, old_len);
-	memcpy(entry, name, new_len);
+	/*
+	 * One entry holds the name, the first with room for it; the others become NULs, which
+	 * are empty entries to the kernel and to modinfo readers.
+	 */
+	for (i = 0; i < n; i++) {
+		if (i == use) {
+			memset(entries[i].name, 0, strlen(entries[i].name));
+			memcpy(entries[i].name, name, new_len);
+		} else {
+			memset(entries[i].name - 5, 0, strlen(entries[i].name) + 5);
+		}
+	}
 	return 0;
 }

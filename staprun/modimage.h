@@ -51,10 +51,13 @@ bool modimage_is_stapler(const struct modimage_info *info);
 
 /*
  * Gives the module image the name NAME, in place: the name field of its struct module
- * (.gnu.linkonce.this_module) and the name= entry of its .modinfo.  NAME must be shorter
- * than MODIMAGE_NAME_FIELD and no longer than the old name (.modinfo has no room for
- * more).  Returns 0, or -ENOEXEC (not a module image), -ENAMETOOLONG (NAME too long),
- * -EINVAL (NAME empty or with a '/'), -ENOENT (no name field holding the old name).
+ * (.gnu.linkonce.this_module) and a name= entry of its .modinfo, the first with room for
+ * NAME (its old name and the NULs after it: stapler's runtime adds an entry with room for
+ * any name, before modpost's); the other name= entries become NULs, so one name is left.
+ * NAME must be shorter than MODIMAGE_NAME_FIELD.  Returns 0, or -ENOEXEC (not a module
+ * image), -ENAMETOOLONG (NAME too long, or no entry has room: a module not built by this
+ * stapler), -EINVAL (NAME empty or with a '/'), -ENOENT (no name field holding the old
+ * name).  A refused renaming leaves the image alone.
  */
 int modimage_rename(void *image, size_t len, const char *name);
 

@@ -273,8 +273,24 @@ if [ "$(uname -r)" != "$rel" ]; then
 fi
 expect "renaming to the same name is no change" 0 '^renamed$' \
 	"$work/rename" renamed.ko staprun_short
-expect "refuses a longer name (no room in .modinfo)" 1 '^File name too long$' \
-	"$work/rename" renamed.ko staprun_short_but_longer
+# the runtime's name= entry has room for any name the kernel allows; modpost's does not
+max_name=staprun_$(printf 'n%.0s' $(seq 47))
+expect "renames a module to a longer name, of up to 55 bytes" 0 '^renamed$' \
+	"$work/rename" renamed.ko "$max_name"
+got=$(names_in "$work/renamed.ko")
+if [ "$(readelf -p .modinfo "$work/renamed.ko" | grep -c 'name=')" = 1 ] &&
+	grep -qx "modinfo: name=$max_name" <<<"$got" && grep -qx "struct module: $max_name" <<<"$got"
+then
+	pass "staprun: a longer name is in both places, and .modinfo has one name"
+else
+	fail "staprun: a longer name is in both places, and .modinfo has one name" "$got" \
+		"$(readelf -p .modinfo "$work/renamed.ko")"
+fi
+if [ -f "$work/foreign.ko" ]; then
+	cp "$work/foreign.ko" "$work/foreign-renamed.ko"
+	expect "refuses a longer name where .modinfo has no room (a module not built by stap)" 1 \
+		'^File name too long$' "$work/rename" foreign-renamed.ko kprobe_hello_but_longer
+fi
 cp "$ko" "$work/long.ko"
 expect "refuses a name of 56 bytes" 1 '^File name too long$' \
 	"$work/rename" long.ko "$(printf 'n%.0s' $(seq 56))"
@@ -300,4 +316,18 @@ if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m $other -e "$hello" 2>&1) &&
 	fi
 else
 	fail "staprun: stap -p4 uses the cache under another name" "$out"
+fi
+# ... and under a longer name: a run names the module stap_HASH_PID, -p4 stap_HASH
+longer=${name}_$$
+if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m "$longer" -e "$hello" 2>&1) &&
+	grep -q 'Pass 4: using cached' <<<"$out"; then
+	got=$(names_in "$work/$longer.ko")
+	if grep -qx "modinfo: name=$longer" <<<"$got" && grep -qx "struct module: $longer" <<<"$got"
+	then
+		pass "staprun: stap's cache hands a module out under a longer name"
+	else
+		fail "staprun: stap's cache hands a module out under a longer name" "$got"
+	fi
+else
+	fail "staprun: stap -p4 uses the cache under a longer name" "$out"
 fi

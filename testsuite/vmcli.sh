@@ -96,7 +96,9 @@ fi
 cat >failing.stp <<'STP'
 probe begin { println("before the error"); error("deliberate failure") }
 STP
-run_vm failing failing.stp
+# built by -p4 first: the run (its module named stap_HASH_PID, -p4's stap_HASH) uses it
+p4=$("$STAP" -p4 failing.stp 2>&1)
+run_vm failing --vp 0001 failing.stp
 if [ "$vm_status" = 1 ] && [ "$(cat failing.out)" = "before the error" ] &&
 	grep -q '^ERROR: deliberate failure' failing.err &&
 	! grep -q 'before the error' failing.err; then
@@ -104,6 +106,12 @@ if [ "$vm_status" = 1 ] && [ "$(cat failing.out)" = "before the error" ] &&
 else
 	fail "vmcli: a failing script exits 1, its errors on stderr, its output on stdout" \
 		"$(details failing)"
+fi
+if grep -q '^Pass 4: using cached ' failing.err; then
+	pass "vmcli: a --vm run uses the module stap -p4 built for the same script"
+else
+	fail "vmcli: a --vm run uses the module stap -p4 built for the same script" \
+		"stap -p4: $p4" "$(details failing)"
 fi
 
 # ---- -o FILE written in the guest comes back; -c CMD runs there ----

@@ -15,6 +15,7 @@
 #include "module_cache.h"
 #include "cache.h"
 #include "hash.h"
+#include "../../staprun/modimage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -358,6 +359,22 @@ static bool have_build_tree(struct session *s)
 	return ok;
 }
 
+/*
+ * The fresh module keeps one name in .modinfo: the runtime's entry, which has room for a
+ * longer name; modpost's becomes NULs (modimage_rename).  A module whose .modinfo has no
+ * such entry (built from an older runtime) is left as it is.
+ */
+static void settle_module_name(struct session *s, const char *ko_path)
+{
+	size_t len;
+	char *image = read_file(ko_path, &len);
+
+	if (image && modimage_rename(image, len, s->module_name) == 0 &&
+	    write_file(ko_path, image, len))
+		diag_error("cannot write %s: %s", ko_path, strerror(errno));
+	free(image);
+}
+
 int build_module(struct session *s)
 {
 	char *kbuild_path = xasprintf("%s/Kbuild", s->tmpdir);
@@ -398,6 +415,7 @@ int build_module(struct session *s)
 				   "or use -r)", s->kernel_build_dir);
 		goto out;
 	}
+	settle_module_name(s, ko_path);
 	s->module_path = ko_path;
 	ko_path = NULL;
 	rc = 0;
