@@ -244,6 +244,14 @@ if rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) && [ -d "/lib/module
 	expect "-b builds the module for bulk mode (its bulkmode file)" 0 '^1$' \
 		bash -c "'$STAP' -p4 -b -r '$rel' -m bulk -e '$hello' >/dev/null &&
 			tr '\\0' '\\n' <bulk.ko | grep -cx bulkmode"
+	# the progress line of a long step: on a terminal (script's pseudo-terminal), not in a log
+	expect "pass 4 on a terminal shows a progress line, erased at the end" 0 \
+		$'\rPass 4: compiling C \\([0-9]+s\\)\e\\[K.*\r\e\\[Kprogress_tty\\.ko' \
+		env STAPLER_PROGRESS_AFTER=0 script -qec \
+		"'$STAP' --disable-cache -p4 -r '$rel' -m progress_tty -e '$hello'" /dev/null
+	expect "pass 4 writes no progress line when stderr is no terminal" 0 '^0$' \
+		bash -c "STAPLER_PROGRESS_AFTER=0 '$STAP' --disable-cache -p4 -r '$rel' -m progress_log \
+			-e '$hello' 2>&1 | tr -cd '\\r' | wc -c"
 	if [ "$(uname -r)" != "$rel" ] && [ "$(id -u)" = 0 ]; then
 		expect "pass 5 runs staprun, which refuses a module for another kernel" 1 \
 			"(?s)was built for kernel \"$rel\", but this is kernel.*Pass 5: run failed" \

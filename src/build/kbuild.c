@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <dirent.h>
 #include <ctype.h>
 #include <unistd.h>
@@ -69,9 +70,65 @@ static void put_shell_quoted(struct strbuf *sb, const char *s)
 
 static void show_log(const char *path);
 
-/* Runs make with ARGV, its output into LOG (or on stderr with SHOW); make's exit status. */
-static int run_make(struct strlist *argv, const char *log, bool show)
+/*
+ * The progress line of a long step: on a terminal, without -v, a line on stderr that says
+ * what runs and for how long, rewritten each second from the second second on, and
+ * erased when the step ends (so the messages after it start on a clean line).  Nothing
+ * when stderr is no terminal: logs stay as they were.  STAPLER_PROGRESS_AFTER=SECONDS
+ * starts the line sooner or later (the tests use 0).
+ */
+struct progress {
+	const char *what;	/* NULL: no line */
+	double start;
+	long after;		/* the first second shown */
+	long shown;		/* the seconds on the line, -1 before the first */
+};
+
+static void progress_begin(struct progress *p, struct session *s, const char *what)
 {
+	bool verbose = false;
+
+	for (int i = 0; i < 5; i++)
+		verbose |= s->verbose[i] > 0;
+	p->what = !verbose && isatty(STDERR_FILENO) && !getenv("STAPLER_NO_PROGRESS") ? what : NULL;
+	const char *after = getenv("STAPLER_PROGRESS_AFTER");
+
+	p->start = now_ms();
+	p->after = after && *after ? strtol(after, NULL, 10) : 2;
+	p->shown = -1;
+}
+
+static void progress_tick(struct progress *p)
+{
+	long seconds;
+
+	if (!p->what)
+		return;
+	seconds = (long)((now_ms() - p->start) / 1000);
+	if (seconds >= p->after && seconds != p->shown) {
+		fprintf(stderr, "\r%s (%lds)\033[K", p->what, seconds);
+		fflush(stderr);
+		p->shown = seconds;
+	}
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->what && p->shown >= 0) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	p->what = NULL;
+}
+
+/*
+ * Runs make with ARGV, its output into LOG (or on stderr with SHOW); make's exit status.
+ * PROGRESS: the progress line's words while it runs (none when SHOW).
+ */
+static int run_make(struct session *s, struct strlist *argv, const char *log, bool show,
+		    const char *progress)
+{
+	struct progress line;
 	int status;
 	pid_t pid;
 
@@ -97,11 +154,23 @@ static int run_make(struct strlist *argv, const char *log, bool show)
 		diag_error("cannot run make: %s", strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
+	progress_begin(&line, s, show ? NULL : progress);
+	for (;;) {
+		pid_t done = waitpid(pid, &status, line.what ? WNOHANG : 0);
+
+		if (done == pid)
+			break;
+		if (done < 0 && errno != EINTR) {
 			perror("ERROR: waitpid");
+			progress_end(&line);
 			return -1;
 		}
+		if (done == 0) {	/* still running: the line, then a fifth of a second */
+			progress_tick(&line);
+			nanosleep(&(struct timespec){ .tv_nsec = 200000000 }, NULL);
+		}
+	}
+	progress_end(&line);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -193,7 +262,8 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 	}
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
-	run_make(&argv, log, false);	/* failures are expected: they are the answers */
+	/* failures are expected: they are the answers */
+	run_make(s, &argv, log, false, "Pass 4: testing the kernel's API (once per kernel)");
 
 	sb_printf(&header, "/* stp_autoconf.h - the kernel API tests of runtime/autoconf for\n"
 		  " * kernel %s (%s), written by stapler's pass 4. */\n",
@@ -406,7 +476,7 @@ int build_module(struct session *s)
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
 
-	status = run_make(&argv, log_path, show_output);
+	status = run_make(s, &argv, log_path, show_output, "Pass 4: compiling C");
 	if (status != 0 || !is_file(ko_path)) {
 		if (!show_output)
 			show_log(log_path);
