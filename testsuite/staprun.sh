@@ -303,31 +303,23 @@ else
 	fail "staprun: a refused renaming leaves the image alone"
 fi
 
-# stap's cache hands out a cached module under another name with the same function
-other=staprun_cached
-if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m $other -e "$hello" 2>&1) &&
-	grep -q 'Pass 4: using cached' <<<"$out"; then
-	got=$(names_in "$work/$other.ko")
-	if grep -qx "modinfo: name=$other" <<<"$got" && grep -qx "struct module: $other" <<<"$got"
-	then
-		pass "staprun: stap's cache renames the module it hands out"
+# cached_as NAME WHAT: stap -p4 -m NAME of the script built above comes from the cache, and
+# the image it hands out is named NAME in both places
+cached_as() {
+	local as=$1 what=$2 out got
+	if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m "$as" -e "$hello" 2>&1) &&
+		grep -q 'Pass 4: using cached' <<<"$out"; then
+		got=$(names_in "$work/$as.ko")
+		if grep -qx "modinfo: name=$as" <<<"$got" && grep -qx "struct module: $as" <<<"$got"
+		then
+			pass "staprun: stap's cache hands the module out $what"
+		else
+			fail "staprun: stap's cache hands the module out $what" "$got"
+		fi
 	else
-		fail "staprun: stap's cache renames the module it hands out" "$got"
+		fail "staprun: stap -p4 uses the cache $what" "$out"
 	fi
-else
-	fail "staprun: stap -p4 uses the cache under another name" "$out"
-fi
-# ... and under a longer name: a run names the module stap_HASH_PID, -p4 stap_HASH
-longer=${name}_$$
-if out=$(cd "$work" && "$STAP" -v -p4 -r "$rel" -m "$longer" -e "$hello" 2>&1) &&
-	grep -q 'Pass 4: using cached' <<<"$out"; then
-	got=$(names_in "$work/$longer.ko")
-	if grep -qx "modinfo: name=$longer" <<<"$got" && grep -qx "struct module: $longer" <<<"$got"
-	then
-		pass "staprun: stap's cache hands a module out under a longer name"
-	else
-		fail "staprun: stap's cache hands a module out under a longer name" "$got"
-	fi
-else
-	fail "staprun: stap -p4 uses the cache under a longer name" "$out"
-fi
+}
+cached_as staprun_cached "under another name"
+# a run names the module stap_HASH_PID, -p4 stap_HASH
+cached_as "${name}_$$" "under a longer name"
