@@ -2,6 +2,7 @@
  * run.c - pass 5: hand the module to staprun, which loads it and runs stapio.
  */
 #include "stap.h"
+#include "debuginfo/user_symbols.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -80,6 +81,44 @@ static void suggest_vm(const struct session *s)
 			s->kernel_release);
 }
 
+/*
+ * --vm: the host files the guest needs at their paths, for stap-vm's --file: the programs
+ * and libraries the script probes or names with -d (and --ldd's), and -c's program when
+ * it is a path.  Not with --sysroot: the probed paths are the sysroot's, which stap-vm
+ * copies whole.
+ */
+static void add_unique(struct strlist *l, const char *item)
+{
+	for (int i = 0; i < l->count; i++)
+		if (strcmp(l->items[i], item) == 0)
+			return;
+	strlist_add(l, item);
+}
+
+static void add_guest_files(struct session *s, struct strlist *argv)
+{
+	struct strlist files = { 0 };
+	char *program = NULL;
+
+	if (s->sysroot)
+		return;
+	user_files_resolve(s);
+	for (int i = 0; i < s->nuser_files; i++)
+		if (s->user_files[i].target[0] == '/')
+			add_unique(&files, s->user_files[i].target);
+	if (s->target_cmd) {
+		size_t n = strspn(s->target_cmd, " \t");
+
+		program = xstrndup(s->target_cmd + n, strcspn(s->target_cmd + n, " \t;|&<>"));
+		if (program[0] == '/' && is_file(program))
+			add_unique(&files, program);
+		free(program);
+	}
+	for (int i = 0; i < files.count; i++)
+		add_option(argv, "--file", files.items[i]);
+	strlist_free(&files);
+}
+
 int run_module(struct session *s)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -93,6 +132,7 @@ int run_module(struct session *s)
 		strlist_add(&argv, "--rel");
 		strlist_add(&argv, s->kernel_release);
 		add_option(&argv, "--sysroot", s->sysroot);	/* the programs it probes */
+		add_guest_files(s, &argv);
 		if (s->verbose[4])
 			strlist_add(&argv, "-v");
 		strlist_add(&argv, "--");

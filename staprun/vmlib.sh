@@ -49,6 +49,8 @@ vm_make_root() {
 	ln -s usr/lib64 "$root/lib64"
 	mkdir -p "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/root \
 		"$root"/etc "$root"/run "$root"/mnt "$root/lib/modules/$rel"
+	# /tmp is the root's own (no tmpfs over it), so files copied there stay visible
+	chmod 1777 "$root/tmp"
 	cp "$VM_BUSYBOX" "$root/usr/bin/busybox" || vm_die "cannot copy $VM_BUSYBOX"
 	ln -s busybox "$root/usr/bin/sh"
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
@@ -102,6 +104,22 @@ vm_add_program() {
 	vm_add_libs "$root" "$b"
 }
 
+# vm_add_file ROOT PATH: the host file PATH into the guest at the same path (its mode
+# kept), with the shared libraries and the loader ldd reports if it is an ELF program or
+# library.  A guest's /bin, /lib... path is under usr/, as the guest's root merges them.
+vm_add_file() {
+	local root=$1 f=$2 rel
+	rel=${f#/}
+	case "$rel" in
+	bin/* | sbin/* | lib/* | lib64/*) rel=usr/$rel ;;
+	esac
+	mkdir -p "$(dirname "$root/$rel")" || vm_die "cannot create the folder of $f in the guest"
+	rm -f "$root/$rel"
+	cp -L --preserve=mode "$f" "$root/$rel" || vm_die "cannot copy $f into the guest"
+	[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] && vm_add_libs "$root" "$f"
+	return 0
+}
+
 # vm_add_sysroot ROOT DIR: the tree of the sysroot DIR into the guest's root at the same
 # paths (DIR/usr/bin/x is /usr/bin/x; DIR/bin, sbin, lib and lib64 go to usr/..., as the
 # guest's root merges them), symbolic links kept (but not one that would replace a folder of
@@ -137,7 +155,7 @@ vm_add_sysroot() {
 }
 
 # vm_init_prologue: the start of every guest /init: PATH, busybox's applets, the pseudo
-# file systems (debugfs for the transport, tracefs), /tmp; init's own output goes to the
+# file systems (debugfs for the transport, tracefs); init's own output goes to the
 # kernel console (ttyS0).
 vm_init_prologue() {
 	cat <<'EOF'
@@ -151,7 +169,6 @@ exec </dev/null >/dev/ttyS0 2>&1
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 hostname stapler-vm

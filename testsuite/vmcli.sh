@@ -1,7 +1,7 @@
 # vmcli.sh - `stap --vm` (staprun/stap-vm) end to end: each test is one boot of the reference
 # VM, so there are few: output streamed while the script runs, Ctrl-C reaching the end probes,
 # exit status and standard error of a failing script, -o copied back and -c run in the guest,
-# a program of --sysroot probed there,
+# a program of --sysroot probed there, and one at a host path without it,
 # a kernel WARNING and a leftover module reported; and stap-vm's refusals, which need no boot.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -138,19 +138,25 @@ else
 		"results: $(ls -A results)" "$(details outfile)"
 fi
 
+# expect_adds NAME FILE LINE WHAT: the run NAME ended with status 0, its -o FILE holds the
+# probe's two lines "add 1 10", "add 2 20", and the program printed LINE
+expect_adds() {
+	if [ "$vm_status" = 0 ] && [ "$(cat "$2" 2>/dev/null)" = "$(printf 'add 1 10\nadd 2 20')" ] &&
+		grep -qx "$3" "$1.out"; then
+		pass "vmcli: $4"
+	else
+		fail "vmcli: $4" "$(details "$1")" "$(cat "$2" 2>/dev/null)"
+	fi
+}
+
 # ---- --sysroot: the programs a script probes are in the guest at their paths ----
 if "$top/testsuite/uprograms/build" "$work/sysroot" >sysroot.log 2>&1; then
 	cat >uprobe.stp <<'STP'
 probe process("/usr/bin/uprog").function("add") { printf("add %d %d\n", $a, $b) }
 STP
 	run_vm uprobe --sysroot="$work/sysroot" -o add.txt -c '/usr/bin/uprog 2' uprobe.stp
-	if [ "$vm_status" = 0 ] && [ "$(cat add.txt 2>/dev/null)" = "$(printf 'add 1 10\nadd 2 20')" ] &&
-		grep -qx 'add 33, area 10, chain 27, twice 6' uprobe.out; then
-		pass "vmcli: --sysroot DIR: a program of DIR is probed in the guest at its path"
-	else
-		fail "vmcli: --sysroot DIR: a program of DIR is probed in the guest at its path" \
-			"$(details uprobe)" "$(cat add.txt 2>/dev/null)"
-	fi
+	expect_adds uprobe add.txt 'add 33, area 10, chain 27, twice 6' \
+		"--sysroot DIR: a program of DIR is probed in the guest at its path"
 else
 	fail "vmcli: the user-space test programs build" "$(cat sysroot.log)"
 fi
@@ -188,6 +194,33 @@ else
 		"$(details leftover)"
 fi
 
+# ---- without --sysroot: the program a script probes, and -c's, go to the guest ----
+# (at their host path, with their shared libraries: stap --vm gives stap-vm --file PATH)
+mkdir -p hostprog
+cat >hostprog/hello.c <<'C'
+#include <stdio.h>
+__attribute__((noinline)) int add(int a, int b) { return a + b; }
+int main(void)
+{
+	int sum = 0;
+
+	for (int i = 1; i <= 2; i++)
+		sum += add(i, 10 * i);
+	printf("sum %d\n", sum);
+	return 0;
+}
+C
+if gcc -g -O0 -o hostprog/hello hostprog/hello.c 2>hostprog.log; then
+	cat >hostprog.stp <<STP
+probe process("$work/hostprog/hello").function("add") { printf("add %d %d\n", \$a, \$b) }
+STP
+	run_vm hostprog -o hostprog.txt -c "$work/hostprog/hello" hostprog.stp
+	expect_adds hostprog hostprog.txt 'sum 33' \
+		"a program at a host path is probed in the guest without --sysroot"
+else
+	fail "vmcli: the host program builds" "$(cat hostprog.log)"
+fi
+
 # ---- stap-vm on its own: refusals, and Ctrl-C before the guest ran the script ----
 if "$STAP" -p4 -r "$rel" -m vmcli_hello -e 'probe begin { println("hello") exit() }' \
 	>/dev/null 2>build.err; then
@@ -197,6 +230,32 @@ if "$STAP" -p4 -r "$rel" -m vmcli_hello -e 'probe begin { println("hello") exit(
 		pass "vmcli: stap-vm refuses to detach (-L)"
 	else
 		fail "vmcli: stap-vm refuses to detach (-L) (status $st)" "$out"
+	fi
+	out=$("$STAPVM" --rel "$rel" --file "$work/no-such-program" -- vmcli_hello.ko 2>&1)
+	st=$?
+	if [ $st = 1 ] && grep -q "no-such-program: no such file here, so the guest cannot have it" <<<"$out"; then
+		pass "vmcli: stap-vm --file of a missing file says so (and names --sysroot)"
+	else
+		fail "vmcli: stap-vm --file of a missing file says so (status $st)" "$out"
+	fi
+	out=$("$STAPVM" --rel "$rel" --file /bin/sh -- vmcli_hello.ko 2>&1)
+	st=$?
+	if [ $st = 1 ] && grep -q -- "--file /bin/sh would replace the guest's own /bin/sh" <<<"$out"; then
+		pass "vmcli: stap-vm --file does not replace the guest's own shell"
+	else
+		fail "vmcli: stap-vm --file does not replace the guest's own shell (status $st)" "$out"
+	fi
+	# the progress line while the guest boots, on a terminal (script's pseudo-terminal);
+	# erased before the script's output
+	out=$(STAPLER_PROGRESS_AFTER=0 script -qec "'$STAPVM' --rel '$rel' -- vmcli_hello.ko" \
+		/dev/null 2>&1 </dev/null)
+	st=$?
+	if [ $st = 0 ] && grep -Eq $'\rstap-vm: booting [^ ]+ \\([0-9]+s\\)\e\\[K.*\r\e\\[K.*hello' <<<"$out"
+	then
+		pass "vmcli: on a terminal, a progress line while the guest boots, erased before the output"
+	else
+		fail "vmcli: on a terminal, a progress line while the guest boots (status $st)" \
+			"$(od -c <<<"$out" | head -20)"
 	fi
 	# stap-vm's work folder under a TMPDIR with a comma (qemu's -chardev needs it doubled;
 	# kbuild cannot build there, so this is stap-vm alone)
