@@ -49,8 +49,6 @@ vm_make_root() {
 	ln -s usr/lib64 "$root/lib64"
 	mkdir -p "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/root \
 		"$root"/etc "$root"/run "$root"/mnt "$root/lib/modules/$rel"
-	# /tmp is the root's own (no tmpfs over it), so files copied there stay visible
-	chmod 1777 "$root/tmp"
 	cp "$VM_BUSYBOX" "$root/usr/bin/busybox" || vm_die "cannot copy $VM_BUSYBOX"
 	ln -s busybox "$root/usr/bin/sh"
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
@@ -112,6 +110,7 @@ vm_add_file() {
 	rel=${f#/}
 	case "$rel" in
 	bin/* | sbin/* | lib/* | lib64/*) rel=usr/$rel ;;
+	tmp/*) rel=.tmp-files/${rel#tmp/} ;; # /init mounts a tmpfs on /tmp, then copies these
 	esac
 	mkdir -p "$(dirname "$root/$rel")" || vm_die "cannot create the folder of $f in the guest"
 	rm -f "$root/$rel"
@@ -155,7 +154,7 @@ vm_add_sysroot() {
 }
 
 # vm_init_prologue: the start of every guest /init: PATH, busybox's applets, the pseudo
-# file systems (debugfs for the transport, tracefs); init's own output goes to the
+# file systems (debugfs for the transport, tracefs), /tmp; init's own output goes to the
 # kernel console (ttyS0).
 vm_init_prologue() {
 	cat <<'EOF'
@@ -169,6 +168,9 @@ exec </dev/null >/dev/ttyS0 2>&1
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+# files the host put under /tmp (vm_add_file) wait in /.tmp-files until /tmp is mounted
+if [ -d /.tmp-files ]; then cp -a /.tmp-files/. /tmp/ && rm -rf /.tmp-files; fi
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 hostname stapler-vm
