@@ -86,13 +86,12 @@ struct progress {
 
 static void progress_begin(struct progress *p, struct session *s, const char *what)
 {
+	const char *after = getenv("STAPLER_PROGRESS_AFTER");
 	bool verbose = false;
 
 	for (int i = 0; i < 5; i++)
 		verbose |= s->verbose[i] > 0;
 	p->what = !verbose && isatty(STDERR_FILENO) && !getenv("STAPLER_NO_PROGRESS") ? what : NULL;
-	const char *after = getenv("STAPLER_PROGRESS_AFTER");
-
 	p->start = now_ms();
 	p->after = after && *after ? strtol(after, NULL, 10) : 2;
 	p->shown = -1;
@@ -431,8 +430,8 @@ static bool have_build_tree(struct session *s)
 
 /*
  * The fresh module keeps one name in .modinfo: the runtime's entry, which has room for a
- * longer name; modpost's becomes NULs (modimage_rename).  A module whose .modinfo has no
- * such entry (built from an older runtime) is left as it is.
+ * longer name; modpost's becomes NULs (modimage_rename).  Without the runtime's entry,
+ * modpost's stays as it is.
  */
 static void settle_module_name(struct session *s, const char *ko_path)
 {
