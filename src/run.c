@@ -2,6 +2,7 @@
  * run.c - pass 5: hand the module to staprun, which loads it and runs stapio.
  */
 #include "stap.h"
+#include "debuginfo/dw.h"
 #include "debuginfo/user_symbols.h"
 
 #include <errno.h>
@@ -81,12 +82,6 @@ static void suggest_vm(const struct session *s)
 			s->kernel_release);
 }
 
-/*
- * --vm: the host files the guest needs at their paths, for stap-vm's --file: the programs
- * and libraries the script probes or names with -d (and --ldd's), and -c's program when
- * it is a path.  Not with --sysroot: the probed paths are the sysroot's, which stap-vm
- * copies whole.
- */
 static void add_unique(struct strlist *l, const char *item)
 {
 	for (int i = 0; i < l->count; i++)
@@ -95,10 +90,16 @@ static void add_unique(struct strlist *l, const char *item)
 	strlist_add(l, item);
 }
 
+/*
+ * --vm: the host files the guest needs at their paths, for stap-vm's --file: the programs
+ * and libraries the script probes or names with -d (and --ldd's), and -c's program when
+ * it is a path.  Not with --sysroot: the probed paths are the sysroot's, which stap-vm
+ * copies whole.
+ */
 static void add_guest_files(struct session *s, struct strlist *argv)
 {
 	struct strlist files = { 0 };
-	char *program = NULL;
+	char *program, *why = NULL;
 
 	if (s->sysroot)
 		return;
@@ -106,13 +107,12 @@ static void add_guest_files(struct session *s, struct strlist *argv)
 	for (int i = 0; i < s->nuser_files; i++)
 		if (s->user_files[i].target[0] == '/')
 			add_unique(&files, s->user_files[i].target);
-	if (s->target_cmd) {
-		size_t n = strspn(s->target_cmd, " \t");
-
-		program = xstrndup(s->target_cmd + n, strcspn(s->target_cmd + n, " \t;|&<>"));
-		if (program[0] == '/' && is_file(program))
+	if (s->target_cmd) {	/* its program, as a process probe without a path names it */
+		program = process_point_program(s, NULL, 0, &why);
+		if (program && program[0] == '/' && is_file(program))
 			add_unique(&files, program);
 		free(program);
+		free(why);
 	}
 	for (int i = 0; i < files.count; i++)
 		add_option(argv, "--file", files.items[i]);
