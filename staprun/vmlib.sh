@@ -102,6 +102,11 @@ vm_add_program() {
 	vm_add_libs "$root" "$b"
 }
 
+# vm_is_elf FILE: whether FILE begins with the ELF magic (a program or a library).
+vm_is_elf() {
+	[ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]
+}
+
 # vm_add_file ROOT PATH: the host file PATH into the guest at the same path (its mode
 # kept), with the shared libraries and the loader ldd reports if it is an ELF program or
 # library.  A guest's /bin, /lib... path is under usr/, as the guest's root merges them.
@@ -115,7 +120,7 @@ vm_add_file() {
 	mkdir -p "$(dirname "$root/$rel")" || vm_die "cannot create the folder of $f in the guest"
 	rm -f "$root/$rel"
 	cp -L --preserve=mode "$f" "$root/$rel" || vm_die "cannot copy $f into the guest"
-	[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] && vm_add_libs "$root" "$f"
+	vm_is_elf "$f" && vm_add_libs "$root" "$f"
 	return 0
 }
 
@@ -148,7 +153,7 @@ vm_add_sysroot() {
 		libdirs+=${libdirs:+:}$dir/${f#./}
 	done < <(cd "$dir" && find . \( -name '*.so' -o -name '*.so.*' \) -printf '%h\n' | LC_ALL=C sort -u)
 	while IFS= read -r -d '' f; do
-		[ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] || continue
+		vm_is_elf "$f" || continue
 		LD_LIBRARY_PATH=$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} vm_add_libs "$root" "$f" "$dir"
 	done < <(find "$dir" -type f -print0 | LC_ALL=C sort -z)
 }
