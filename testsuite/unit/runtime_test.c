@@ -68,10 +68,92 @@ static void test_arith(void)
 	      stp_shift_right(8, 100) == 0);
 }
 
+/* The decimal of V with DIGITS digits, rounded half up on the exact value, from glibc's
+ * exact expansion (an independent oracle for stp_fp_decimal). */
+static void exact_half_up(char *out, size_t size, double v, int digits)
+{
+	static char exact[2000];
+	int len, point, i;
+
+	len = snprintf(exact, sizeof(exact), "%.1100f", v);
+	point = strchr(exact, '.') - exact;
+	if (exact[point + digits + 1] >= '5') {
+		for (i = point + digits; i >= 0; i--) {
+			if (exact[i] == '.')
+				continue;
+			if (exact[i] == '-' || (exact[i] != '9' && (exact[i]++, 1)))
+				break;
+			exact[i] = '0';
+		}
+		if (i < 0 || exact[i] == '-') {	/* all nines: one more digit */
+			memmove(exact + i + 2, exact + i + 1, len - i);
+			exact[i + 1] = '1';
+			point++;
+		}
+	}
+	exact[point + digits + 1] = '\0';
+	snprintf(out, size, "%s", exact);
+}
+
+static u64 bits_of(double v)
+{
+	u64 x;
+
+	memcpy(&x, &v, sizeof(x));
+	return x;
+}
+
+static void test_fp_decimal(void)
+{
+	static const double values[] = { 0.0, -0.0, 1.0, 3.14159, -2.5, 0.125, 0.96, 9.96,
+		-99.996, 1e-5, 123456789.987654321, 4503599627370495.5, 9007199254740993.0,
+		1e300, -1.7976931348623157e308, 4.9e-324, 2.2250738585072014e-308, 0.1, 1e22 };
+	char got[700], want[700];
+	int bad = 0, i, d;
+	unsigned long long seed = 1;
+
+	for (i = 0; i < (int)(sizeof(values) / sizeof(values[0])); i++)
+		for (d = 1; d <= 25; d++) {
+			stp_fp_decimal(got, sizeof(got), bits_of(values[i]), d);
+			exact_half_up(want, sizeof(want), values[i], d);
+			if (strcmp(got, want) != 0 && bad++ < 5)
+				printf("    %.17g, %d digits: %s, not %s\n", values[i], d, got, want);
+		}
+	for (i = 0; i < 20000; i++) {	/* random bit patterns, every exponent */
+		u64 x;
+		double v;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		x = seed;
+		memcpy(&v, &x, sizeof(v));
+		if (v != v || v - v != 0)	/* NaN, infinity */
+			continue;
+		d = 1 + (int)(seed >> 59);
+		stp_fp_decimal(got, sizeof(got), x, d);
+		exact_half_up(want, sizeof(want), v, d);
+		if (strcmp(got, want) != 0 && bad++ < 5)
+			printf("    %a, %d digits: %s, not %s\n", v, d, got, want);
+	}
+	CHECK("fp decimal: exact, rounded half up (fixed and random doubles)", bad == 0);
+	stp_fp_decimal(got, sizeof(got), bits_of(2.5), 0);
+	CHECK("fp decimal: at least one digit", strcmp(got, "2.5") == 0);
+	stp_fp_decimal(got, sizeof(got), 0x7ff0000000000000ULL, 2);
+	stp_fp_decimal(want, sizeof(want), 0xfff8000000000000ULL, 2);
+	CHECK("fp decimal: infinity and NaN", strcmp(got, "inf") == 0 && strcmp(want, "nan") == 0);
+	stp_fp_decimal(got, 12, bits_of(99.996), 20);
+	CHECK("fp decimal: fewer digits to fit", strcmp(got, "99.9960000") == 0);
+	stp_fp_decimal(got, 7, bits_of(-99.96), 9);
+	CHECK("fp decimal: a carry into the integer part, in a small buffer",
+	      strcmp(got, "-100.0") == 0);
+	stp_fp_decimal(got, 6, bits_of(123456.5), 2);
+	CHECK("fp decimal: an integer part too long is cut", strcmp(got, "12345") == 0);
+}
+
 int main(void)
 {
 	test_strings();
 	test_arith();
+	test_fp_decimal();
 	puts("unit finished");
 	return failures ? 1 : 0;
 }
