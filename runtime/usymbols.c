@@ -72,6 +72,11 @@ struct stp_usym_file {
 	const u32 *unwind_addrs;	/* nunwind addresses from LOW, sorted */
 	const u32 *unwind_rules;	/* the rule from each address on (STP_UNWIND_*) */
 	unsigned int nunwind;
+	const u32 *line_addrs;		/* nlines addresses from LOW, sorted: from each on, */
+	const u32 *line_files;		/* the source file (an offset in the string table) */
+	const u32 *line_numbers;	/* and line (0: none, past a sequence's end) */
+	unsigned int nlines;
+	const char *build_id;		/* its GNU build-id in hex, "" without one */
 	struct inode *inode;		/* NULL: not there where the module runs */
 };
 
@@ -294,6 +299,23 @@ static bool stp_usym_symbol(const struct stp_uaddr *loc, const char **name,
 	return true;
 }
 
+/* The source file and line of LOC (the line row at or before it), or false if none. */
+static __maybe_unused bool stp_usym_line(const struct stp_uaddr *loc, const char **file,
+					 unsigned int *line)
+{
+	const struct stp_usym_file *f = loc->file;
+	int i;
+
+	if (!f || !f->nlines)
+		return false;
+	i = stp_usym_search(f->line_addrs, f->nlines, loc->rel);
+	if (i < 0 || !f->line_numbers[i])
+		return false;
+	*file = stp_usym_strings + f->line_files[i];
+	*line = f->line_numbers[i];
+	return true;
+}
+
 /* ---- unwinding ---- */
 
 /* One frame of a user backtrace: its address and where that is. */
@@ -411,19 +433,37 @@ static __maybe_unused int stp_ubacktrace(struct context *c, struct stp_uframe *f
  *   'l' print_ubacktrace:  " 0x55d0... : " and usymdata, or " 0x55d0... [/usr/bin/uprog+...]"
  *   'b' brief:             "inner+0x1a", else "0x55d0..."
  *   's' sprint_ubacktrace: "inner+0x1a [uprog]", "0x55d0... [uprog+0x1234]", "0x55d0..."
- * The line formats ('l', 'b', 's') end in a newline.
+ *   'f' print_ubacktrace_fileline: as 'l', with " at FILE:LINE" before " [path]" when
+ *                          the file's line table has the address
+ *   'F' usymfileline:      "FILE:LINE", 'L' usymline: "LINE", 'S' usymfile: "FILE";
+ *                          "0x55d0..." where the line table does not have the address
+ * The line formats ('l', 'f', 'b', 's') end in a newline.
  */
 static void stp_uframe_text(char *out, size_t size, const struct stp_uframe *f, char format)
 {
 	const struct stp_usym_file *file = f->loc.file;
-	const char *name;
+	const char *name, *src = NULL;
 	unsigned long offset, symsize;
+	unsigned int line = 0;
 	size_t len = strlen(out);
 
 	if (len >= size - 1)
 		return;
 	out += len;
 	size -= len;
+	if (format == 'f' || format == 'F' || format == 'L' || format == 'S')
+		stp_usym_line(&f->loc, &src, &line);
+	if (format == 'F' || format == 'L' || format == 'S') {
+		if (!src)
+			snprintf(out, size, "0x%lx", f->addr);
+		else if (format == 'F')
+			snprintf(out, size, "%s:%u", src, line);
+		else if (format == 'L')
+			snprintf(out, size, "%u", line);
+		else
+			snprintf(out, size, "%s", src);
+		return;
+	}
 	if (stp_usym_symbol(&f->loc, &name, &offset, &symsize)) {
 		switch (format) {
 		case 'n':
@@ -436,6 +476,14 @@ static void stp_uframe_text(char *out, size_t size, const struct stp_uframe *f, 
 			snprintf(out, size, " 0x%lx : %s+0x%lx/0x%lx [%s]\n", f->addr, name, offset,
 				 symsize, file->path);
 			break;
+		case 'f':
+			if (src)
+				snprintf(out, size, " 0x%lx : %s+0x%lx/0x%lx at %s:%u [%s]\n", f->addr,
+					 name, offset, symsize, src, line, file->path);
+			else
+				snprintf(out, size, " 0x%lx : %s+0x%lx/0x%lx [%s]\n", f->addr, name,
+					 offset, symsize, file->path);
+			break;
 		case 'b':
 			snprintf(out, size, "%s+0x%lx\n", name, offset);
 			break;
@@ -447,12 +495,15 @@ static void stp_uframe_text(char *out, size_t size, const struct stp_uframe *f, 
 	if (file && format == 'd')
 		snprintf(out, size, "0x%lx [%s+0x%lx/0x%lx]", f->addr, file->path, f->loc.rel,
 			 file->size);
-	else if (file && format == 'l')
+	else if (file && format == 'f' && src)
+		snprintf(out, size, " 0x%lx [%s+0x%lx/0x%lx] at %s:%u\n", f->addr, file->path,
+			 f->loc.rel, file->size, src, line);
+	else if (file && (format == 'l' || format == 'f'))
 		snprintf(out, size, " 0x%lx [%s+0x%lx/0x%lx]\n", f->addr, file->path, f->loc.rel,
 			 file->size);
 	else if (file && format == 's')
 		snprintf(out, size, "0x%lx [%s+0x%lx]\n", f->addr, file->name, f->loc.rel);
-	else if (format == 'l')
+	else if (format == 'l' || format == 'f')
 		snprintf(out, size, " 0x%lx\n", f->addr);
 	else if (format == 'b' || format == 's')
 		snprintf(out, size, "0x%lx\n", f->addr);

@@ -635,7 +635,7 @@ struct derived_probe {
 	const struct probe_family *family;
 	char *name;			/* canonical point, e.g. "timer.ms(100)" */
 	char *derivation;		/* "my.a = begin <- my.a", for -p2 */
-	char *script_point;		/* the user's point, wildcards expanded (pn()) */
+	char *script_point;		/* pn(): the alias named (syscall.read), or NULL: name */
 	bool from_wildcard;		/* a wildcard in a name of the point made it */
 	char *note;			/* -p2 comment after the name, e.g. " name = vfs_read" */
 	int64_t sequence;		/* begin/end/error ordering */
@@ -688,15 +688,16 @@ int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
 /* translate.c: pass 3, the module's C (NULL after errors) */
 char *translate(struct session *s, struct program *prog);
 
-/* user_symbols.c, for pass 3: whether the program uses them (pragma:usymbols); the
- * module cache KEY extended with what the tables are read from (KEY is freed) */
-bool program_uses_user_symbols(struct program *prog);
+/* user_symbols.c, for pass 3: whether a function the program uses says PRAGMA in its
+ * embedded C ("pragma:usymbols": the user symbols; "pragma:ulines": their line tables
+ * too); the module cache KEY extended with what the tables are read from (KEY is freed) */
+bool program_uses_pragma(struct program *prog, const char *pragma);
 char *user_symbols_cache_key(struct session *s, struct program *prog, char *key);
 /* translate/user_symbols_c.c: -d PATH and --ldd's files found (warnings); with USED,
- * their tables, and the script's stp_script_start/stop around stp_script_start/stop_probes,
+ * their tables (with LINES, their line tables too), and the script's stp_script_start/stop around stp_script_start/stop_probes,
  * into E.  How many warnings -W made errors. */
 struct emitter;
-int user_symbols_emit(struct emitter *e, struct session *s, bool used);
+int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool lines);
 
 /* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel
  * build tree, giving stp_autoconf.h's STP_HAVE_NAME macros, which runtime/compat.h reads) */

@@ -182,8 +182,17 @@ expect "-d PATH and --ldd are accepted, silently" 0 \
 	"$STAP" -p2 -e 'probe begin { exit() }' -d /bin/true --ldd
 ubt='probe begin { print_ubacktrace(); exit() }'
 expect "-d PATH puts the program's symbols and unwind table into the module" 0 \
-	'^/\* /usr/bin/true: [1-9][0-9]* symbols, [1-9][0-9]* unwind rows, [0-9]+ bytes \*/$' \
+	'^/\* /usr/bin/true: [1-9][0-9]* symbols, [1-9][0-9]* unwind rows, 0 line rows, [0-9]+ bytes \*/$' \
 	"$STAP" -p3 -d /bin/true -e "$ubt"
+# the line table only for a script that asks for lines (usymfileline ...), from -g's DWARF
+printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$work/lines.c"
+cc -g -O0 -o "$work/lines" "$work/lines.c"
+expect "a script asking for source lines gets the program's line table" 0 \
+	"^/\\* $work/lines: [1-9][0-9]* symbols, [0-9]+ unwind rows, [1-9][0-9]* line rows, " \
+	"$STAP" -p3 -d "$work/lines" -e 'probe begin { println(usymfileline(0)); exit() }'
+expect "...and one that does not, none" 0 \
+	"^/\\* $work/lines: [1-9][0-9]* symbols, [0-9]+ unwind rows, 0 line rows, " \
+	"$STAP" -p3 -d "$work/lines" -e "$ubt"
 expect "--ldd adds the libraries it needs" 0 \
 	'^/\* (/usr)?/lib/x86_64-linux-gnu/libc\.so\.6: [1-9][0-9]* symbols' \
 	"$STAP" -p3 -d /bin/true --ldd -e "$ubt"

@@ -12,8 +12,9 @@
  *
  * Per file, only when the program uses those functions (their embedded C says
  * "pragma:usymbols"):
- *   - its path where the module runs and its PT_LOAD segments (file offset to link-time
- *     address, for an address of a mapping of the file);
+ *   - its path where the module runs, its GNU build-id (umodbuildid()) and its PT_LOAD
+ *     segments (file offset to link-time address, for an address of a mapping of the
+ *     file);
  *   - its function and object symbols: from .symtab, else .dynsym (libdwfl's choice,
  *     which also looks for a separate debuginfo file by build-id under the sysroot's
  *     /usr/lib/debug, as stap does); several names at one address: the last in the
@@ -100,10 +101,10 @@ int user_files_resolve(struct session *s)
 	return resolve_errors;
 }
 
-bool program_uses_user_symbols(struct program *prog)
+bool program_uses_pragma(struct program *prog, const char *pragma)
 {
 	for (struct function *f = prog->functions; f; f = f->next_used)
-		if (f->embedded && strstr(f->embedded->text, "pragma:usymbols"))
+		if (f->embedded && strstr(f->embedded->text, pragma))
 			return true;
 	return false;
 }
@@ -389,8 +390,92 @@ static bool read_segments(struct user_table *t, Elf *elf)
 	return t->size <= UINT32_MAX;
 }
 
+/* The line table of M's DWARF (its CUs' line programs) into T, by address: rows at
+ * one address keep the last, and a sequence's end is a row without a line. */
+static int compare_line_rows(const void *a, const void *b)
+{
+	const struct line_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void read_lines(struct user_table *t, Dwfl_Module *m, struct strbuf *strings)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	int cap = 0, kept = 0;
+
+	while ((cu = dwfl_module_nextcu(m, cu, &bias))) {
+		Dwarf_Lines *lines;
+		size_t n;
+		const char *last_name = NULL;
+		uint32_t last_file = 0;
+
+		if (dwarf_getsrclines(cu, &lines, &n) != 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Line *line = dwarf_onesrcline(lines, i);
+			Dwarf_Addr addr;
+			bool end = false;
+			int lineno = 0;
+			const char *name;
+
+			if (!line || dwarf_lineaddr(line, &addr) != 0)
+				continue;
+			addr += bias;
+			if (addr < t->low || addr - t->low >= t->size)
+				continue;
+			dwarf_lineendsequence(line, &end);
+			dwarf_lineno(line, &lineno);
+			name = end ? NULL : dwarf_linesrc(line, NULL, NULL);
+			if (!end && (!name || lineno <= 0))
+				continue;
+			if (t->nlines == cap) {
+				cap = cap ? 2 * cap : 256;
+				t->lines = xrealloc(t->lines, cap * sizeof(*t->lines));
+			}
+			if (name && name != last_name) {	/* the CU's names repeat in a row */
+				last_file = user_string_add(strings, name);
+				last_name = name;
+			}
+			t->lines[t->nlines++] = (struct line_row){
+				.addr = (uint32_t)(addr - t->low), .file = end ? 0 : last_file,
+				.line = end ? 0 : (uint32_t)lineno, .order = (uint32_t)t->nlines,
+			};
+		}
+	}
+	if (!t->nlines)
+		return;
+	/* by address, then as read: at one address the row read last wins */
+	qsort(t->lines, t->nlines, sizeof(*t->lines), compare_line_rows);
+	for (int i = 0; i < t->nlines; i++) {
+		if (kept && t->lines[kept - 1].addr == t->lines[i].addr)
+			kept--;
+		t->lines[kept++] = t->lines[i];
+	}
+	t->nlines = kept;
+}
+
+/* The GNU build-id of M in lowercase hex, NULL when it has none. */
+static char *build_id_hex(Dwfl_Module *m)
+{
+	const unsigned char *bits;
+	GElf_Addr where;
+	int n = dwfl_module_build_id(m, &bits, &where);
+	char *hex;
+
+	if (n <= 0)
+		return NULL;
+	hex = xmalloc(2 * n + 1);
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", bits[i]);
+	return hex;
+}
+
 bool user_table_read(struct session *s, const struct user_file *uf, struct user_table *t,
-			   struct strbuf *strings, const char **why)
+			   struct strbuf *strings, bool want_lines, const char **why)
 {
 	int fd = open(uf->file, O_RDONLY | O_CLOEXEC);
 	Elf *elf = NULL;
@@ -421,6 +506,9 @@ bool user_table_read(struct session *s, const struct user_file *uf, struct user_
 	if (!m)
 		goto out;
 	read_symbols(t, m, strings, &starts, &nstarts);
+	t->build_id = build_id_hex(m);
+	if (want_lines)
+		read_lines(t, m, strings);
 	for (int i = 0; i < t->nsegments; i++) {
 		if (!t->segments[i].exec)
 			continue;
@@ -456,6 +544,8 @@ void user_table_free(struct user_table *t)
 	free(t->sym_addrs);
 	free(t->sym_names);
 	free(t->rows);
+	free(t->build_id);
+	free(t->lines);
 }
 
 /* ---- the module cache ---- */
@@ -465,7 +555,7 @@ char *user_symbols_cache_key(struct session *s, struct program *prog, char *key)
 {
 	struct hasher h;
 
-	if (!program_uses_user_symbols(prog) && !s->symbol_programs.count)
+	if (!program_uses_pragma(prog, "pragma:usymbols") && !s->symbol_programs.count)
 		return key;
 	user_files_resolve(s);
 	hasher_init(&h);

@@ -22,6 +22,13 @@ struct unwind_row {
 	uint32_t addr, rule;
 };
 
+/* From ADDR on, source line LINE of the file whose name is at FILE in the string table
+ * (LINE 0: no line, after the end of a sequence). */
+struct line_row {
+	uint32_t addr, file, line;
+	uint32_t order;		/* in the line programs, for sorting */
+};
+
 /* One file's tables. */
 struct user_table {
 	const struct user_file *uf;
@@ -33,15 +40,18 @@ struct user_table {
 	int nsyms;
 	struct unwind_row *rows;
 	int nrows, rows_cap;
+	char *build_id;		/* its GNU build-id in hex, NULL without one */
+	struct line_row *lines;	/* sorted by address, with WANT_LINES only */
+	int nlines;
 };
 
 /* Adds -d PATH's programs, then (--ldd) the libraries of every file, to the session's
  * files, once a run; how many of the warnings about them -W made errors. */
 int user_files_resolve(struct session *s);
-/* The tables of UF into T (its symbols' names into STRINGS), or false with the reason in
- * *WHY (T is then to be freed all the same). */
+/* The tables of UF into T (its symbols' names into STRINGS; its line table too with
+ * WANT_LINES), or false with the reason in *WHY (T is then to be freed all the same). */
 bool user_table_read(struct session *s, const struct user_file *uf, struct user_table *t,
-		     struct strbuf *strings, const char **why);
+		     struct strbuf *strings, bool want_lines, const char **why);
 void user_table_free(struct user_table *t);
 /* Adds NAME to the string table STRINGS, giving its offset. */
 uint32_t user_string_add(struct strbuf *strings, const char *name);

@@ -467,7 +467,8 @@ char *translate(struct session *s, struct program *prog)
 	struct translator t = { .session = s, .prog = prog };
 	struct body *bodies;
 	int nbodies = 0;
-	bool usyms = program_uses_user_symbols(prog);	/* user_symbols.c */
+	bool usyms = program_uses_pragma(prog, "pragma:usymbols");	/* user_symbols.c */
+	bool ulines = program_uses_pragma(prog, "pragma:ulines");
 
 	if (analyze_program(&t))
 		return NULL;
@@ -527,7 +528,7 @@ char *translate(struct session *s, struct program *prog)
 		emit_body(&e, &bodies[i]);
 	emit_probes_array(&e, prog);
 	emit_family_tables(&e, prog);
-	t.errors += user_symbols_emit(&e, s, usyms);
+	t.errors += user_symbols_emit(&e, s, usyms, ulines);
 	emit_script_start_stop(&e, prog, usyms);
 
 	for (int i = 0; i < nbodies; i++) {

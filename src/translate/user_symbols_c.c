@@ -3,8 +3,9 @@
  * debuginfo/user_symbols.c) as the module's C, for runtime/usymbols.c.
  *
  * Per file: its segments (stp_usym_segments_I), its symbols' addresses and names
- * (stp_usym_addrs_I, stp_usym_names_I) and its unwind rows (stp_usym_unwind_addrs_I,
- * stp_usym_unwind_rules_I); then the one string table (stp_usym_string_table), the
+ * (stp_usym_addrs_I, stp_usym_names_I), its unwind rows (stp_usym_unwind_addrs_I,
+ * stp_usym_unwind_rules_I) and its line rows (stp_usym_line_addrs_I, _files_I,
+ * _numbers_I: none unless a function of the script says pragma:ulines); then the one string table (stp_usym_string_table), the
  * files' table (stp_usym_file_table), and the script's stp_script_start/stop, which
  * start the tables before the probes and stop them after.  -vv says the size of each
  * file's tables.
@@ -52,18 +53,19 @@ static void emit_strings(struct emitter *e, const struct strbuf *strings)
 	emit(e, "%s;\n\n", strings->len ? "" : " \"\"");
 }
 
-int user_symbols_emit(struct emitter *e, struct session *s, bool used)
+int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool lines)
 {
 	struct user_table *tables;
 	struct strbuf strings = { 0 };
 	int ntables = 0, errors;
-	uint32_t *paths;
+	uint32_t *paths, *build_ids;
 
 	errors = user_files_resolve(s);
 	if (!used)
 		return errors;
 	tables = xcalloc(s->nuser_files + 1, sizeof(*tables));
 	paths = xcalloc(s->nuser_files + 1, sizeof(*paths));
+	build_ids = xcalloc(s->nuser_files + 1, sizeof(*build_ids));
 	emit(e, "/* user-space symbols and unwind tables (runtime/usymbols.c) */\n");
 	for (int i = 0; i < s->nuser_files; i++) {
 		const struct user_file *uf = &s->user_files[i];
@@ -71,7 +73,7 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used)
 		const char *why;
 		size_t before = strings.len, bytes;
 
-		if (!user_table_read(s, uf, t, &strings, &why)) {
+		if (!user_table_read(s, uf, t, &strings, lines, &why)) {
 			if (uf->named)
 				errors += diag_warning("missing unwind/symbol data for module '%s'",
 						       uf->target);
@@ -80,13 +82,15 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used)
 			continue;
 		}
 		paths[ntables] = user_string_add(&strings, uf->target);
+		build_ids[ntables] = user_string_add(&strings, t->build_id ? t->build_id : "");
 		bytes = strings.len - before + 8 * (t->nsyms + 1) + 8 * t->nrows +
-			t->nsegments * 32 + 128;
-		emit(e, "/* %s: %d symbols, %d unwind rows, %zu bytes */\n", uf->target,
-		     t->nsyms, t->nrows, bytes);
+			12 * t->nlines + t->nsegments * 32 + 128;
+		emit(e, "/* %s: %d symbols, %d unwind rows, %d line rows, %zu bytes */\n",
+		     uf->target, t->nsyms, t->nrows, t->nlines, bytes);
 		if (verbose_at(s, 3, 2))
-			fprintf(stderr, "Pass 3: symbols of %s: %d symbols, %d unwind rows, %zu "
-				"bytes\n", uf->target, t->nsyms, t->nrows, bytes);
+			fprintf(stderr, "Pass 3: symbols of %s: %d symbols, %d unwind rows, %d line "
+				"rows, %zu bytes\n", uf->target, t->nsyms, t->nrows, t->nlines,
+				bytes);
 		emit(e, "static const struct stp_usym_segment stp_usym_segments_%d[] = {\n",
 		     ntables);
 		for (int k = 0; k < t->nsegments; k++)
@@ -98,6 +102,9 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used)
 		emit_numbers(e, "stp_usym_names", ntables, t->sym_names, t->nsyms, 1);
 		emit_numbers(e, "stp_usym_unwind_addrs", ntables, &t->rows[0].addr, t->nrows, 2);
 		emit_numbers(e, "stp_usym_unwind_rules", ntables, &t->rows[0].rule, t->nrows, 2);
+		emit_numbers(e, "stp_usym_line_addrs", ntables, &t->lines[0].addr, t->nlines, 4);
+		emit_numbers(e, "stp_usym_line_files", ntables, &t->lines[0].file, t->nlines, 4);
+		emit_numbers(e, "stp_usym_line_numbers", ntables, &t->lines[0].line, t->nlines, 4);
 		emit(e, "\n");
 		ntables++;
 	}
@@ -113,8 +120,11 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used)
 		     "stp_usym_segments_%d, .nsegments = %d,\n\t  .sym_addrs = stp_usym_addrs_%d, "
 		     ".sym_names = stp_usym_names_%d, .nsyms = %d,\n\t  .unwind_addrs = "
 		     "stp_usym_unwind_addrs_%d, .unwind_rules = stp_usym_unwind_rules_%d, "
-		     ".nunwind = %d },\n", paths[i], name, t->low, t->size, i, t->nsegments, i, i,
-		     t->nsyms, i, i, t->nrows);
+		     ".nunwind = %d,\n\t  .line_addrs = stp_usym_line_addrs_%d, .line_files = "
+		     "stp_usym_line_files_%d, .line_numbers = stp_usym_line_numbers_%d, "
+		     ".nlines = %d,\n\t  .build_id = stp_usym_string_table + %u },\n", paths[i],
+		     name, t->low, t->size, i, t->nsegments, i, i, t->nsyms, i, i, t->nrows, i, i,
+		     i, t->nlines, build_ids[i]);
 	}
 	emit(e, "\t{ .path = NULL }\n};\n\n");
 	/* the script's start and stop (translate.c) run the probes' between these */
@@ -130,6 +140,7 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used)
 		user_table_free(&tables[i]);
 	free(tables);
 	free(paths);
+	free(build_ids);
 	sb_free(&strings);
 	return errors;
 }
