@@ -211,7 +211,7 @@ script='probe kernel.function("tcp_sendmsg") { println($sk->sk_userlocks, $sk->s
 	kernel_string($sk->__sk_common->skc_prot->name), $msg$, $sk->sk_rcvbuf,
 	$sk->__sk_common->skc_v6_daddr->in6_u->u6_addr8[3], $sk->sk_peer_pid$$) }
 probe kernel.function("tcp_sendmsg").return { println($return, @entry($$parms$)) }'
-"$STAP" -r "$rel" -p3 -e "$script" 2>&1 | sed -E 's/@[^"]*\\"/\\"/' >"$work/dwarf.c"
+"$STAP" -r "$rel" -p3 -e "$script" 2>&1 | sed -E 's/@[^"]*\\"/\\"/g' >"$work/dwarf.c"
 STAPLER_NO_DEBUGINFO=1 "$STAP" -r "$rel" -p3 -e "$script" 2>&1 >"$work/btf.c"
 if [ "$(wc -l <"$work/btf.c")" -gt 100 ] && diff -u "$work/dwarf.c" "$work/btf.c" >"$work/c.diff"; then
 	pass "btf: target variables translate to the DWARF build's C"

@@ -205,6 +205,8 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
 	derived->note = site_note(p);
 	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
+	if (!derived->script_point && site->kind == DW_SITE_LABEL)
+		derived->script_point = xstrdup(name);	/* pn() keeps the label, as stap's */
 	derived->saves_entry = dp->is_return;	/* the entry evaluates them (kretprobe, uprobe) */
 	return true;
 }
