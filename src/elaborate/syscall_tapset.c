@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-15"
+#define GENERATOR "syscalls-16"
 
 /* How an argument is kept and shown. */
 enum arg_kind {
@@ -942,6 +942,22 @@ static void put_syscall_any(struct strbuf *sb, const struct syscall_tables *tabl
 		"// syscall_name(nr): the name of system call NR (syscall_any's syscall_nr) in the\n"
 		"// current task's ABI, as the syscall.* probes name it; \"\" if none\n"
 		"function syscall_name:string (nr:long) {\n\treturn __syscall_name(nr)\n}\n\n"
+		"// syscall_num(name): the number of the system call NAME (as syscall_name gives\n"
+		"// it) in the current task's ABI; -1 if none\n"
+		"function syscall_num:long (name:string) %{ /* pure */ /* unprivileged */\n"
+		"\tconst char *const *names = stp_syscall_names_64;\n"
+		"\tsize_t count = ARRAY_SIZE(stp_syscall_names_64), i;\n\n"
+		"\tif (in_ia32_syscall()) {\n"
+		"\t\tnames = stp_syscall_names_32;\n"
+		"\t\tcount = ARRAY_SIZE(stp_syscall_names_32);\n"
+		"\t}\n"
+		"\tSTAP_RETVALUE = -1;\n"
+		"\tfor (i = 0; i < count; i++)\n"
+		"\t\tif (names[i] && strcmp(names[i], STAP_ARG_name) == 0) {\n"
+		"\t\t\tSTAP_RETVALUE = i;\n"
+		"\t\t\tbreak;\n"
+		"\t\t}\n"
+		"%}\n\n"
 		"probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
 		"\tsyscall_nr = $id\n\tname = __syscall_name(syscall_nr)\n}\n"
 		"probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\")\n{\n"
