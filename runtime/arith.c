@@ -68,8 +68,10 @@ static __maybe_unused size_t stp_fp_decimal(char *out, size_t size, u64 x, s64 d
 	char text[360];		/* sign and integer part, highest digit first */
 	char *f;
 
-	if (exponent == 0x7ff)
-		return snprintf(out, size, "%s", mantissa ? "nan" : negative ? "-inf" : "inf");
+	if (exponent == 0x7ff) {
+		snprintf(out, size, "%s", mantissa ? "nan" : negative ? "-inf" : "inf");
+		return strlen(out);
+	}
 	if (exponent)
 		mantissa |= 1ULL << 52;
 	shift = (exponent ? exponent : 1) - 1075;	/* x is mantissa * 2^shift */
@@ -109,8 +111,10 @@ static __maybe_unused size_t stp_fp_decimal(char *out, size_t size, u64 x, s64 d
 		len += snprintf(text + len, sizeof(text) - len, "%09u", big[i]);
 
 	/* OUT: room for the integer part (one more digit for a carry), ".", the digits */
-	if ((size_t)len + 4 > size)
-		return snprintf(out, size, "%s", text);
+	if ((size_t)len + 4 > size) {		/* not even the integer part fits */
+		snprintf(out, size, "%s", text);
+		return strlen(out);
+	}
 	if (digits < 1)
 		digits = 1;
 	if (digits > (s64)(size - len - 3))
