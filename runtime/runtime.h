@@ -30,6 +30,8 @@
  *   symbols.c     kernel addresses as symbols, backtraces from the kernel's unwinder
  *   usymbols.c    user-space addresses as symbols, backtraces of the user stack (the
  *                 tables pass 3 writes; only with STP_USYMBOLS)
+ *   klines.c      kernel addresses to source lines (the table pass 3 writes; only with
+ *                 STP_KLINES)
  *   hwbkpt.c      kernel.data(...) probes: hardware breakpoints
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
@@ -355,6 +357,9 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #include "process.c"
 #include "uprobe.c"
 #include "usymbols.c"
+#ifdef STP_KLINES
+#include "klines.c"
+#endif
 #include "netfilter.c"
 #include "module_symbols.c"
 #include "symbols.c"

@@ -698,6 +698,8 @@ char *user_symbols_cache_key(struct session *s, struct program *prog, char *key)
  * into E.  How many warnings -W made errors. */
 struct emitter;
 int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool lines);
+/* translate/kernel_lines_c.c: the kernel's line table (for pragma:klines) into E. */
+void kernel_lines_emit(struct emitter *e, struct session *s);
 
 /* kbuild.c: pass 4, and the kernel API tests (runtime/autoconf/NAME.c, run once per kernel
  * build tree, giving stp_autoconf.h's STP_HAVE_NAME macros, which runtime/compat.h reads) */

@@ -193,6 +193,12 @@ expect "a script asking for source lines gets the program's line table" 0 \
 expect "...and one that does not, none" 0 \
 	"^/\\* $work/lines: [1-9][0-9]* symbols, [0-9]+ unwind rows, 0 line rows, " \
 	"$STAP" -p3 -d "$work/lines" -e "$ubt"
+# the kernel's line table (about 4 MB) only for a script asking for kernel source lines
+expect "a script asking for kernel source lines gets the kernel's line table" 0 \
+	"^/\\* the kernel's line table: [1-9][0-9]* rows, [1-9][0-9]* blocks, [1-9][0-9]* files" \
+	"$STAP" -p3 -e 'probe begin { println(symfileline(0)); exit() }'
+expect "...and one asking for symbols only, no kernel line table" 0 '(?s)\A(?!.*line table).*\z' \
+	"$STAP" -p3 -e 'probe begin { println(symdata(0)); exit() }'
 expect "--ldd adds the libraries it needs" 0 \
 	'^/\* (/usr)?/lib/x86_64-linux-gnu/libc\.so\.6: [1-9][0-9]* symbols' \
 	"$STAP" -p3 -d /bin/true --ldd -e "$ubt"

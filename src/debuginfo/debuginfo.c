@@ -107,6 +107,15 @@ static char *find_kernel(struct debuginfo *di)
 	return found;
 }
 
+char *debuginfo_kernel_file(struct session *s)
+{
+	struct debuginfo di = { .session = s, .release = xstrdup(s->kernel_release) };
+	char *found = find_kernel(&di);
+
+	free(di.release);
+	return found;
+}
+
 char *kernel_module_name(const char *file)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;

@@ -101,6 +101,8 @@ struct debuginfo {
 struct debuginfo *debuginfo_open(struct session *s);
 /* Tests: STAPLER_NO_DEBUGINFO=1 behaves as on a machine without any debuginfo. */
 bool debuginfo_hidden(void);
+/* The kernel's debuginfo file (vmlinux with DWARF) of S's release, or NULL. */
+char *debuginfo_kernel_file(struct session *s);
 /* A module's name from its file: "dm-mod.ko.debug" is dm_mod. */
 char *kernel_module_name(const char *file);
 /* The names of the module FILES whose names match PATTERN ('-' and '_' alike), sorted,

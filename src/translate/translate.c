@@ -469,6 +469,7 @@ char *translate(struct session *s, struct program *prog)
 	int nbodies = 0;
 	bool usyms = program_uses_pragma(prog, "pragma:usymbols");	/* user_symbols.c */
 	bool ulines = program_uses_pragma(prog, "pragma:ulines");
+	bool klines = program_uses_pragma(prog, "pragma:klines");	/* kernel_lines_c.c */
 
 	if (analyze_program(&t))
 		return NULL;
@@ -501,7 +502,11 @@ char *translate(struct session *s, struct program *prog)
 	}
 	if (usyms)	/* runtime/usymbols.c */
 		emit(&e, "#define STP_USYMBOLS 1\n");
+	if (klines)	/* runtime/klines.c */
+		emit(&e, "#define STP_KLINES 1\n");
 	emit(&e, "#include \"runtime.h\"\n\n");
+	if (klines)
+		kernel_lines_emit(&e, s);
 	emit(&e, "/* embedded C reaches the probe's context as CONTEXT */\n#define CONTEXT c\n\n");
 	for (struct stapfile *file = prog->files; file; file = file->next)
 		for (struct embed *em = file->embeds; em; em = em->next)
