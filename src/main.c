@@ -299,6 +299,8 @@ static bool translate_pass(struct passes *p)
 		p->cache_key = cache_key(s, p->prog, p->script->name, p->script->text);
 		/* the user-space files whose tables the module carries (user_symbols.c) */
 		p->cache_key = user_symbols_cache_key(s, p->prog, p->cache_key);
+		/* the kernel debuginfo whose line table it carries (kernel_lines.c) */
+		p->cache_key = kernel_lines_cache_key(s, p->prog, p->cache_key);
 		p->cached = cache_fetch(s, p->cache_key);
 		if (p->cached)
 			return true;

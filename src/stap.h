@@ -698,6 +698,9 @@ char *user_symbols_cache_key(struct session *s, struct program *prog, char *key)
  * into E.  How many warnings -W made errors. */
 struct emitter;
 int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool lines);
+/* debuginfo/kernel_lines.c: KEY (freed) extended with the kernel debuginfo's identity
+ * when the program carries its line table (pragma:klines) */
+char *kernel_lines_cache_key(struct session *s, struct program *prog, char *key);
 /* translate/kernel_lines_c.c: the kernel's line table (for pragma:klines) into E. */
 void kernel_lines_emit(struct emitter *e, struct session *s);
 

@@ -21,6 +21,7 @@
 #include "kernel_lines.h"
 #include "cache.h"
 #include "dw.h"
+#include "hash.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -299,4 +300,23 @@ void kernel_lines_free(struct kernel_lines *t)
 	sb_free(&t->stream);
 	sb_free(&t->names);
 	memset(t, 0, sizeof(*t));
+}
+
+char *kernel_lines_cache_key(struct session *s, struct program *prog, char *key)
+{
+	struct hasher h;
+	char *vmlinux, *extended;
+
+	if (!program_uses_pragma(prog, "pragma:klines"))
+		return key;
+	vmlinux = debuginfo_kernel_file(s);
+	hasher_init(&h);
+	hash_string(&h, key);
+	hash_string(&h, vmlinux ? vmlinux : "(no kernel debuginfo)");
+	if (vmlinux)
+		hash_file_stat(&h, vmlinux);
+	free(vmlinux);
+	free(key);
+	extended = hasher_hex(&h);
+	return extended;
 }
