@@ -90,6 +90,16 @@ struct strlist {
 };
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
+/* Strings each kept once and numbered in the order they came: a hash of their text. */
+struct string_set {
+	char **names;		/* by number */
+	uint32_t count;
+	uint32_t *slots;	/* number + 1; 0: empty */
+	size_t cap;
+};
+/* NAME's number in SET, added (copied) when new. */
+uint32_t string_set_add(struct string_set *set, const char *name);
+void string_set_free(struct string_set *set);
 int compare_strings(const void *a, const void *b);
 int compare_strings_by_length(const void *a, const void *b);
 void show_command(const struct strlist *argv);

@@ -520,6 +520,50 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static uint64_t string_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+uint32_t string_set_add(struct string_set *set, const char *name)
+{
+	size_t i;
+
+	if (2 * (set->count + 1) > set->cap) {	/* grow: half empty at most */
+		size_t cap = set->cap ? 2 * set->cap : 64;
+		uint32_t *slots = xcalloc(cap, sizeof(*slots));
+
+		for (uint32_t k = 0; k < set->count; k++) {
+			for (i = string_hash(set->names[k]) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
+				;
+			slots[i] = k + 1;
+		}
+		free(set->slots);
+		set->slots = slots;
+		set->cap = cap;
+	}
+	for (i = string_hash(name) & (set->cap - 1); set->slots[i]; i = (i + 1) & (set->cap - 1))
+		if (strcmp(set->names[set->slots[i] - 1], name) == 0)
+			return set->slots[i] - 1;
+	set->names = xrealloc(set->names, (set->count + 1) * sizeof(*set->names));
+	set->names[set->count] = xstrdup(name);
+	set->slots[i] = ++set->count;
+	return set->count - 1;
+}
+
+void string_set_free(struct string_set *set)
+{
+	for (uint32_t k = 0; k < set->count; k++)
+		free(set->names[k]);
+	free(set->names);
+	free(set->slots);
+	memset(set, 0, sizeof(*set));
+}
+
 /* The kernel's name for this machine's architecture (ARCH in kbuild): x86_64, arm64, ... */
 const char *kernel_arch(void)
 {

@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "dw.h"
 #include "hash.h"
+#include "line_table.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -32,20 +33,6 @@
 
 #define KLINES_MAGIC "stapler-klines-1\n"
 
-struct krow {
-	uint64_t addr;
-	uint32_t file, line, order;
-};
-
-static int compare_krows(const void *a, const void *b)
-{
-	const struct krow *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void put_varint(struct strbuf *sb, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -55,47 +42,45 @@ static void put_varint(struct strbuf *sb, uint64_t v)
 	sb_putc(sb, (char)v);
 }
 
-/* The file number of NAME (added to NAMES and FILES if new): a linear probe table. */
-struct file_table {
-	const char **names;	/* by number */
-	uint32_t count;
-	uint32_t *slots;	/* number + 1, 0: empty */
-	size_t cap;
-};
-
-static uint64_t hash_name(const char *s)
+/* ROWS (by address, within 4 GB) encoded into T's blocks. */
+static void encode(const struct line_table *lines, struct kernel_lines *t)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	uint64_t prev_addr = 0;
+	uint32_t prev_line = 0, prev_file = 0;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
+	t->base = lines->rows[0].addr;
+	for (size_t i = 0; i < lines->nrows; i++) {
+		const struct line_row *r = &lines->rows[i];
+		uint32_t rel = (uint32_t)(r->addr - t->base);
+		bool first = i % KLINES_BLOCK == 0, changed;
+		int64_t delta;
 
-static uint32_t file_number(struct file_table *ft, const char *name)
-{
-	size_t i;
-
-	if (2 * (ft->count + 1) > ft->cap) {
-		size_t cap = ft->cap ? 2 * ft->cap : 1024;
-		uint32_t *slots = xcalloc(cap, sizeof(*slots));
-
-		for (uint32_t k = 0; k < ft->count; k++) {
-			for (i = hash_name(ft->names[k]) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
-				;
-			slots[i] = k + 1;
+		if (first) {
+			t->index = xrealloc(t->index, (t->nblocks + 1) * sizeof(*t->index));
+			t->index[t->nblocks].addr = rel;
+			t->index[t->nblocks].offset = (uint32_t)t->stream.len;
+			t->nblocks++;
+			prev_addr = rel;
+			prev_line = 0;
 		}
-		free(ft->slots);
-		ft->slots = slots;
-		ft->cap = cap;
+		changed = first || r->file != prev_file;
+		delta = (int64_t)r->line - prev_line;
+		put_varint(&t->stream, rel - prev_addr);
+		put_varint(&t->stream, (uint64_t)(delta < 0 ? ~(delta << 1) : delta << 1) << 1 | changed);
+		if (changed)
+			put_varint(&t->stream, r->file);
+		prev_addr = rel;
+		prev_line = r->line;
+		prev_file = r->file;
 	}
-	for (i = hash_name(name) & (ft->cap - 1); ft->slots[i]; i = (i + 1) & (ft->cap - 1))
-		if (strcmp(ft->names[ft->slots[i] - 1], name) == 0)
-			return ft->slots[i] - 1;
-	ft->names = xrealloc(ft->names, (ft->count + 1) * sizeof(*ft->names));
-	ft->names[ft->count] = name;
-	ft->slots[i] = ++ft->count;
-	return ft->count - 1;
+	t->nrows = lines->nrows;
+	t->file_offsets = xcalloc(lines->files.count + 1, sizeof(*t->file_offsets));
+	for (uint32_t k = 0; k < lines->files.count; k++) {
+		t->file_offsets[k] = (uint32_t)t->names.len;
+		sb_puts(&t->names, lines->files.names[k]);
+		sb_putc(&t->names, '\0');
+	}
+	t->nfiles = lines->files.count;
 }
 
 /* The table of VMLINUX into T, or false (T empty). */
@@ -107,18 +92,13 @@ static bool read_table(const char *vmlinux, struct kernel_lines *t)
 	};
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *m;
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	struct file_table files = { 0 };
-	struct krow *rows = NULL;
-	size_t n = 0, cap = 0, kept = 0;
-	struct strbuf names = { 0 };
+	struct line_table lines = { 0 };
 
+	memset(t, 0, sizeof(*t));
 	if (!dwfl)
 		return false;
 	m = dwfl_report_offline(dwfl, "kernel", vmlinux, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
-	memset(t, 0, sizeof(*t));
 	for (int i = 0, nsyms = m ? dwfl_module_getsymtab(m) : 0; i < nsyms; i++) {
 		GElf_Sym sym;
 		const char *name = dwfl_module_getsym(m, i, &sym, NULL);
@@ -126,89 +106,10 @@ static bool read_table(const char *vmlinux, struct kernel_lines *t)
 		if (name && strcmp(name, KLINES_ANCHOR) == 0 && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
 			t->anchor = sym.st_value;
 	}
-	while (m && (cu = dwfl_module_nextcu(m, cu, &bias))) {
-		Dwarf_Lines *lines;
-		size_t count;
-
-		if (dwarf_getsrclines(cu, &lines, &count) != 0)
-			continue;
-		for (size_t i = 0; i < count; i++) {
-			Dwarf_Line *line = dwarf_onesrcline(lines, i);
-			Dwarf_Addr addr;
-			bool end = false;
-			int lineno = 0;
-			const char *name = NULL;
-
-			if (!line || dwarf_lineaddr(line, &addr) != 0)
-				continue;
-			dwarf_lineendsequence(line, &end);
-			dwarf_lineno(line, &lineno);
-			if (!end && (!(name = dwarf_linesrc(line, NULL, NULL)) || lineno <= 0))
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1 << 16;
-				rows = xrealloc(rows, cap * sizeof(*rows));
-			}
-			rows[n] = (struct krow){
-				.addr = addr + bias, .file = end ? 0 : file_number(&files, name),
-				.line = end ? 0 : (uint32_t)lineno, .order = (uint32_t)n,
-			};
-			n++;
-		}
-	}
-	if (n) {
-		qsort(rows, n, sizeof(*rows), compare_krows);
-		for (size_t i = 0; i < n; i++) {
-			if (kept && rows[kept - 1].addr == rows[i].addr)
-				kept--;	/* the row read last */
-			if (kept && rows[kept - 1].line == rows[i].line &&
-			    (!rows[i].line || rows[kept - 1].file == rows[i].file))
-				continue;	/* says nothing new */
-			rows[kept++] = rows[i];
-		}
-	}
-	if (t->anchor && kept && rows[kept - 1].addr - rows[0].addr < UINT32_MAX) {
-		uint64_t prev_addr = 0;
-		uint32_t prev_line = 0, prev_file = 0;
-
-		t->base = rows[0].addr;
-		for (size_t i = 0; i < kept; i++) {
-			uint32_t rel = (uint32_t)(rows[i].addr - t->base);
-			bool first = i % KLINES_BLOCK == 0, changed;
-			int64_t delta;
-
-			if (first) {
-				t->index = xrealloc(t->index, (t->nblocks + 1) * sizeof(*t->index));
-				t->index[t->nblocks].addr = rel;
-				t->index[t->nblocks].offset = (uint32_t)t->stream.len;
-				t->nblocks++;
-				prev_addr = rel;
-				prev_line = 0;
-			}
-			changed = first || rows[i].file != prev_file;
-			delta = (int64_t)rows[i].line - prev_line;
-			put_varint(&t->stream, rel - prev_addr);
-			put_varint(&t->stream, ((uint64_t)(delta < 0 ? ~(delta << 1) : delta << 1)) << 1 |
-					       changed);
-			if (changed)
-				put_varint(&t->stream, rows[i].file);
-			prev_addr = rel;
-			prev_line = rows[i].line;
-			prev_file = rows[i].file;
-		}
-		t->nrows = kept;
-		t->file_offsets = xcalloc(files.count + 1, sizeof(*t->file_offsets));
-		for (uint32_t k = 0; k < files.count; k++) {
-			t->file_offsets[k] = (uint32_t)names.len;
-			sb_puts(&names, files.names[k]);
-			sb_putc(&names, '\0');
-		}
-		t->nfiles = files.count;
-		t->names = names;
-	}
-	free(rows);
-	free(files.names);
-	free(files.slots);
+	if (t->anchor && line_table_read(m, 0, 0, true, &lines) &&
+	    lines.rows[lines.nrows - 1].addr - lines.rows[0].addr < UINT32_MAX)
+		encode(&lines, t);
+	line_table_free(&lines);
 	dwfl_end(dwfl);
 	return t->nrows > 0;
 }

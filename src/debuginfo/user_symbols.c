@@ -28,6 +28,7 @@
  *     with the same rule are one.
  */
 #include "user_symbols.h"
+#include "line_table.h"
 #include "cache.h"
 #include "hash.h"
 #include "dw.h"
@@ -390,112 +391,27 @@ static bool read_segments(struct user_table *t, Elf *elf)
 	return t->size <= UINT32_MAX;
 }
 
-/* Source file names, each added once to the string table: open addressing on their
- * text, a slot holding an offset + 1 (0: empty). */
-struct file_names {
-	uint32_t *slots;
-	size_t cap, used;
-};
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static uint32_t file_name_offset(struct file_names *fn, struct strbuf *strings, const char *name)
-{
-	size_t i;
-
-	if (2 * (fn->used + 1) > fn->cap) {	/* grow, and place the names again */
-		struct file_names bigger = { .cap = fn->cap ? 2 * fn->cap : 64, .used = fn->used };
-
-		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-		for (size_t k = 0; k < fn->cap; k++) {
-			if (!fn->slots[k])
-				continue;
-			i = name_hash(strings->data + fn->slots[k] - 1) & (bigger.cap - 1);
-			while (bigger.slots[i])
-				i = (i + 1) & (bigger.cap - 1);
-			bigger.slots[i] = fn->slots[k];
-		}
-		free(fn->slots);
-		*fn = bigger;
-	}
-	for (i = name_hash(name) & (fn->cap - 1); fn->slots[i]; i = (i + 1) & (fn->cap - 1))
-		if (strcmp(strings->data + fn->slots[i] - 1, name) == 0)
-			return fn->slots[i] - 1;
-	fn->slots[i] = user_string_add(strings, name) + 1;
-	fn->used++;
-	return fn->slots[i] - 1;
-}
-
-/* Rows by address, then as read. */
-static int compare_line_rows(const void *a, const void *b)
-{
-	const struct line_row *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The line table of M's DWARF (its CUs' line programs) into T, by address: rows at one
- * address keep the one read last, and a sequence's end is a row without a line. */
+/* The line table of M's DWARF (line_table.c) into T, its file names into STRINGS. */
 static void read_lines(struct user_table *t, Dwfl_Module *m, struct strbuf *strings)
 {
-	struct file_names names = { 0 };
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	int cap = 0, kept = 0;
+	struct line_table lines;
+	uint32_t *offsets;
 
-	while ((cu = dwfl_module_nextcu(m, cu, &bias))) {
-		Dwarf_Lines *lines;
-		size_t n;
-
-		if (dwarf_getsrclines(cu, &lines, &n) != 0)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			Dwarf_Line *line = dwarf_onesrcline(lines, i);
-			Dwarf_Addr addr;
-			bool end = false;
-			int lineno = 0;
-			const char *name = NULL;
-
-			if (!line || dwarf_lineaddr(line, &addr) != 0)
-				continue;
-			addr += bias;
-			if (addr < t->low || addr - t->low >= t->size)
-				continue;
-			dwarf_lineendsequence(line, &end);
-			dwarf_lineno(line, &lineno);
-			if (!end && (!(name = dwarf_linesrc(line, NULL, NULL)) || lineno <= 0))
-				continue;
-			if (t->nlines == cap) {
-				cap = cap ? 2 * cap : 256;
-				t->lines = xrealloc(t->lines, cap * sizeof(*t->lines));
-			}
-			t->lines[t->nlines] = (struct line_row){
-				.addr = (uint32_t)(addr - t->low),
-				.file = end ? 0 : file_name_offset(&names, strings, name),
-				.line = end ? 0 : (uint32_t)lineno, .order = (uint32_t)t->nlines,
-			};
-			t->nlines++;
-		}
-	}
-	free(names.slots);
-	if (!t->nlines)
+	if (!line_table_read(m, t->low, t->size, true, &lines))
 		return;
-	qsort(t->lines, t->nlines, sizeof(*t->lines), compare_line_rows);
-	for (int i = 0; i < t->nlines; i++) {
-		if (kept && t->lines[kept - 1].addr == t->lines[i].addr)
-			kept--;
-		t->lines[kept++] = t->lines[i];
-	}
-	t->nlines = kept;
+	offsets = xcalloc(lines.files.count + 1, sizeof(*offsets));
+	for (uint32_t k = 0; k < lines.files.count; k++)
+		offsets[k] = user_string_add(strings, lines.files.names[k]);
+	t->lines = xcalloc(lines.nrows, sizeof(*t->lines));
+	for (size_t i = 0; i < lines.nrows; i++)
+		t->lines[i] = (struct user_line){
+			.addr = (uint32_t)(lines.rows[i].addr - t->low),
+			.file = lines.rows[i].line ? offsets[lines.rows[i].file] : 0,
+			.line = lines.rows[i].line,
+		};
+	t->nlines = (int)lines.nrows;
+	free(offsets);
+	line_table_free(&lines);
 }
 
 /* The GNU build-id of M in lowercase hex, NULL when it has none. */

@@ -22,11 +22,10 @@ struct unwind_row {
 	uint32_t addr, rule;
 };
 
-/* From ADDR on, source line LINE of the file whose name is at FILE in the string table
- * (LINE 0: no line, after the end of a sequence). */
-struct line_row {
+/* From ADDR (from LOW) on, source line LINE of the file whose name is at FILE in the
+ * string table (LINE 0: no line, after the end of a sequence). */
+struct user_line {
 	uint32_t addr, file, line;
-	uint32_t order;		/* in the line programs, for sorting */
 };
 
 /* One file's tables. */
@@ -41,7 +40,7 @@ struct user_table {
 	struct unwind_row *rows;
 	int nrows, rows_cap;
 	char *build_id;		/* its GNU build-id in hex, NULL without one */
-	struct line_row *lines;	/* sorted by address, with WANT_LINES only */
+	struct user_line *lines;	/* sorted by address, with WANT_LINES only */
 	int nlines;
 };
 

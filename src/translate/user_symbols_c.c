@@ -102,9 +102,9 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool line
 		emit_numbers(e, "stp_usym_names", ntables, t->sym_names, t->nsyms, 1);
 		emit_numbers(e, "stp_usym_unwind_addrs", ntables, &t->rows[0].addr, t->nrows, 2);
 		emit_numbers(e, "stp_usym_unwind_rules", ntables, &t->rows[0].rule, t->nrows, 2);
-		emit_numbers(e, "stp_usym_line_addrs", ntables, &t->lines[0].addr, t->nlines, 4);
-		emit_numbers(e, "stp_usym_line_files", ntables, &t->lines[0].file, t->nlines, 4);
-		emit_numbers(e, "stp_usym_line_numbers", ntables, &t->lines[0].line, t->nlines, 4);
+		emit_numbers(e, "stp_usym_line_addrs", ntables, &t->lines[0].addr, t->nlines, 3);
+		emit_numbers(e, "stp_usym_line_files", ntables, &t->lines[0].file, t->nlines, 3);
+		emit_numbers(e, "stp_usym_line_numbers", ntables, &t->lines[0].line, t->nlines, 3);
 		emit(e, "\n");
 		ntables++;
 	}
