@@ -183,7 +183,8 @@ struct context;
 struct stp_probe {
 	void (*handler)(struct context *c);
 	const char *point;		/* "begin", what pp() returns */
-	const char *script_point;	/* the script's point, wildcards expanded: pn() */
+	const char *script_point;	/* pn(): the alias named, or the point resolved */
+	const char *from_point;		/* stap -t's "from:": the alias named, or the script's */
 	const char *location;		/* "<input>:1:1", for messages */
 };
 

@@ -6,7 +6,7 @@
  *
  *   ----- probe hit report: 
  *   POINT, (WHERE), hits: N, cycles: MINmin/AVGavg/MAXmax, variance: V, from: POINT
- *   from: SCRIPT_POINT, index: I         (one line per probe that ran at least once)
+ *   from: FROM_POINT, index: I           (one line per probe that ran at least once)
  *   ----- refresh report:
  *   'NAME' lock contention occurred N times          (each global whose lock was)
  *
@@ -114,7 +114,7 @@ static void stp_timing_report(void)
 	stp_timing_line("----- probe hit report: \n");
 	for (i = 0; i < n; i++) {
 		const struct stp_probe *p = &probes[i];
-		bool same = strcmp(p->point, p->script_point) == 0;
+		bool same = strcmp(p->point, p->from_point) == 0;
 
 		stp_stat_clear(&sum, &stp_timing_desc);
 		for_each_possible_cpu(cpu)
@@ -127,7 +127,7 @@ static void stp_timing_report(void)
 				p->point, p->location, sum.count, sum.min,
 				div64_s64(sum.sum, sum.count), sum.max,
 				stp_stat_variance(&sum, &stp_timing_desc), p->point,
-				same ? "" : " from: ", same ? "" : p->script_point, i);
+				same ? "" : " from: ", same ? "" : p->from_point, i);
 	}
 	stp_timing_line("----- refresh report:\n");
 	for (lock = stp_script_global_locks(); *lock; lock++) {

@@ -646,6 +646,7 @@ struct derived_probe {
 	char *name;			/* canonical point, e.g. "timer.ms(100)" */
 	char *derivation;		/* "my.a = begin <- my.a", for -p2 */
 	char *script_point;		/* pn(): the alias named (syscall.read), or NULL: name */
+	char *from_point;		/* -t's "from:": the alias named, or the script's point */
 	bool from_wildcard;		/* a wildcard in a name of the point made it */
 	char *note;			/* -p2 comment after the name, e.g. " name = vfs_read" */
 	int64_t sequence;		/* begin/end/error ordering */

@@ -26,7 +26,7 @@ struct point_context {
 	struct probe_body *handler;	/* made when the first probe is derived */
 	char *derivation;		/* for -p2's "<- ..." when a family resolves the point */
 	char *alias_tail;		/* what an alias expansion's derivation ends with */
-	char *script_point;		/* the alias the user's point named, wildcards expanded: pn() */
+	char *script_point;		/* the alias named (wildcards expanded), else the user's point */
 	struct token *tok;		/* where the handler's warnings point */
 	struct probe_point *from;	/* the alias's point this level resolves, if any */
 	struct point_context *outer;	/* the level that expanded the alias */
@@ -583,6 +583,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 			/* pn(): the alias named, else (NULL) the point the family resolves, as
 			 * stap 4.8's: kernel.function("vfs_read@fs/read_write.c:450") */
 			.script_point = cx->outer ? cx->script_point : NULL,
+			.from_point = cx->script_point,	/* as the script wrote it */
 			.from_wildcard = has_wildcards(pp),
 			.condition = pp->condition,
 		};

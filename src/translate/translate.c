@@ -418,6 +418,7 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		char *point = c_string(dp->name);
 		char *script_point = c_string(dp->script_point ? dp->script_point : dp->name);
+		char *from_point = c_string(dp->from_point ? dp->from_point : dp->name);
 		char *where = xasprintf("%s:%d:%d", dp->point->tok->file->name,
 					dp->point->tok->line, dp->point->tok->column);
 		char *location = c_string(where);
@@ -426,7 +427,9 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 			xasprintf("probe_%d", dp->handler->index);
 
 		emit(e, "\t[%d] = { .handler = %s, .point = %s, .script_point = %s, "
-		     ".location = %s },\n", dp->index, handler, point, script_point, location);
+		     ".from_point = %s, .location = %s },\n", dp->index, handler, point,
+		     script_point, from_point, location);
+		free(from_point);
 		free(point);
 		free(script_point);
 		free(where);
@@ -442,8 +445,10 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 			emit(e, "static const struct stp_probe probe_%d_entry_probe = { "
 				".handler = probe_%d_entry, .point = stp_probes[%d].point, "
 				".script_point = stp_probes[%d].script_point, "
+				".from_point = stp_probes[%d].from_point, "
 				".location = stp_probes[%d].location };\n\n", h->index, h->index,
-			     h->context->index, h->context->index, h->context->index);
+			     h->context->index, h->context->index, h->context->index,
+			     h->context->index);
 }
 
 /* Each family used writes its own tables and stp_register_FAMILY()/unregister. */
