@@ -44,7 +44,7 @@ static __maybe_unused bool stp_kline(const struct stp_klines *t, unsigned long a
 	size_t lo = 0, hi = t->nblocks, b;
 	const u8 *p, *end;
 	u64 at;
-	u32 row_line = 0, row_file = 0, found_line = 0, found_file = 0;
+	u32 row_line = 0, row_file = 0;
 	bool found = false;
 
 	if (!t->nblocks || rel > U32_MAX || rel < t->index[0])
@@ -73,13 +73,11 @@ static __maybe_unused bool stp_kline(const struct stp_klines *t, unsigned long a
 		row_line = (u32)((s64)row_line + delta);
 		if (v & 1)
 			row_file = (u32)stp_klines_varint(&p, end);
-		found_line = row_line;
-		found_file = row_file;
-		found = true;
+		found = true;		/* the row at or before ADDR so far */
 	}
-	if (!found || !found_line || found_file >= t->nfiles)
+	if (!found || !row_line || row_file >= t->nfiles)
 		return false;
-	*file = t->names + t->files[found_file];
-	*line = found_line;
+	*file = t->names + t->files[row_file];
+	*line = row_line;
 	return true;
 }

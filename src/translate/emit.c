@@ -101,6 +101,30 @@ char *c_string(const char *s)
 	return sb_steal(&sb);
 }
 
+/* "static const char NAME[] = ..." of LEN bytes of DATA (NULs too) as string literals:
+ * printable characters as they are, the others as three-digit octal escapes (a digit
+ * after one cannot join it: digits 0-7 are escaped too), 64 bytes a line. */
+void emit_bytes(struct emitter *e, const char *name, const char *data, size_t len)
+{
+	emit(e, "static const char %s[] =", name);
+	for (size_t at = 0; at < len; at += 64) {
+		struct strbuf line = { 0 };
+
+		for (size_t k = at; k < len && k < at + 64; k++) {
+			unsigned char c = (unsigned char)data[k];
+
+			if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?' &&
+			    !(c >= '0' && c <= '7'))
+				sb_putc(&line, (char)c);
+			else
+				sb_printf(&line, "\\%03o", c);
+		}
+		emit(e, "\n\t\"%s\"", line.data);
+		sb_free(&line);
+	}
+	emit(e, "%s;\n", len ? "" : " \"\"");
+}
+
 /* "identifier 'x' at <input>:1:5", as a C literal. */
 char *c_location(struct token *tok)
 {

@@ -49,6 +49,8 @@ void emit_probe_tables(struct emitter *e, struct program *prog,
  * I = H->nentries gives the size of it all. */
 char *entry_offset(struct probe_body *h, int i);
 char *c_string(const char *s);		/* "quoted", escaped as a C literal */
+/* "static const char NAME[] = ..." of LEN bytes of DATA, NULs too (a table's bytes) */
+void emit_bytes(struct emitter *e, const char *name, const char *data, size_t len);
 char *c_location(struct token *tok);	/* "identifier 'x' at <input>:1:5", as a C literal */
 
 #endif

@@ -10,28 +10,6 @@
 
 #include <inttypes.h>
 
-/* BYTES as a C string literal of octal escapes and plain characters, 64 bytes a line. */
-static void emit_bytes(struct emitter *e, const char *name, const struct strbuf *bytes)
-{
-	emit(e, "static const char %s[] =", name);
-	for (size_t at = 0; at < bytes->len; at += 64) {
-		struct strbuf line = { 0 };
-
-		for (size_t k = at; k < bytes->len && k < at + 64; k++) {
-			unsigned char c = (unsigned char)bytes->data[k];
-
-			if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?' &&
-			    !(c >= '0' && c <= '7'))
-				sb_putc(&line, (char)c);
-			else	/* three digits: a following digit cannot join it */
-				sb_printf(&line, "\\%03o", c);
-		}
-		emit(e, "\n\t\"%s\"", line.data);
-		sb_free(&line);
-	}
-	emit(e, "%s;\n", bytes->len ? "" : " \"\"");
-}
-
 void kernel_lines_emit(struct emitter *e, struct session *s)
 {
 	struct kernel_lines t;
@@ -44,8 +22,8 @@ void kernel_lines_emit(struct emitter *e, struct session *s)
 	if (verbose_at(s, 3, 2))
 		fprintf(stderr, "Pass 3: the kernel's line table: %zu rows, %zu bytes\n", t.nrows,
 			t.stream.len + t.names.len + 8 * t.nblocks + 4 * t.nfiles);
-	emit_bytes(e, "stp_klines_stream", &t.stream);
-	emit_bytes(e, "stp_klines_names", &t.names);
+	emit_bytes(e, "stp_klines_stream", t.stream.data, t.stream.len);
+	emit_bytes(e, "stp_klines_names", t.names.data, t.names.len);
 	emit(e, "static const u32 stp_klines_index[] = {");
 	for (size_t i = 0; i < t.nblocks; i++)
 		emit(e, "%s%u, %u,", i % 6 ? " " : "\n\t", t.index[i].addr, t.index[i].offset);

@@ -5,10 +5,10 @@
  * Per file: its segments (stp_usym_segments_I), its symbols' addresses and names
  * (stp_usym_addrs_I, stp_usym_names_I), its unwind rows (stp_usym_unwind_addrs_I,
  * stp_usym_unwind_rules_I) and its line rows (stp_usym_line_addrs_I, _files_I,
- * _numbers_I: none unless a function of the script says pragma:ulines); then the one string table (stp_usym_string_table), the
- * files' table (stp_usym_file_table), and the script's stp_script_start/stop, which
- * start the tables before the probes and stop them after.  -vv says the size of each
- * file's tables.
+ * _numbers_I: none unless a function of the script says pragma:ulines); then the one
+ * string table (stp_usym_string_table), the files' table (stp_usym_file_table), and the
+ * script's stp_script_start/stop, which start the tables before the probes and stop them
+ * after.  -vv says the size of each file's tables.
  */
 #include "emit.h"
 #include "debuginfo/user_symbols.h"
@@ -24,33 +24,6 @@ static void emit_numbers(struct emitter *e, const char *name, int i, const uint3
 	for (int k = 0; k < count; k++)
 		emit(e, "%s%u,", k % 12 ? " " : "\n\t", values[k * stride]);
 	emit(e, "%s};\n", count ? "\n" : " 0 ");
-}
-
-/* The string table as C string literals, one line of them per 96 bytes or so. */
-static void emit_strings(struct emitter *e, const struct strbuf *strings)
-{
-	emit(e, "static const char stp_usym_string_table[] =");
-	for (size_t at = 0; at < strings->len;) {
-		size_t n = strings->len - at < 96 ? strings->len - at : 96;
-		struct strbuf line = { 0 };
-
-		sb_putc(&line, '"');
-		for (size_t k = 0; k < n; k++) {
-			unsigned char c = (unsigned char)strings->data[at + k];
-
-			if (c == '"' || c == '\\')
-				sb_printf(&line, "\\%c", c);
-			else if (c >= 0x20 && c < 0x7f && c != '?')
-				sb_putc(&line, (char)c);
-			else	/* octal: a following digit cannot join it */
-				sb_printf(&line, "\\%03o", c);
-		}
-		sb_putc(&line, '"');
-		emit(e, "\n\t%s", line.data);
-		sb_free(&line);
-		at += n;
-	}
-	emit(e, "%s;\n\n", strings->len ? "" : " \"\"");
 }
 
 int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool lines)
@@ -108,7 +81,8 @@ int user_symbols_emit(struct emitter *e, struct session *s, bool used, bool line
 		emit(e, "\n");
 		ntables++;
 	}
-	emit_strings(e, &strings);
+	emit_bytes(e, "stp_usym_string_table", strings.data, strings.len);
+	emit(e, "\n");
 	emit(e, "static struct stp_usym_file stp_usym_file_table[] = {\n");
 	for (int i = 0; i < ntables; i++) {
 		const struct user_table *t = &tables[i];
