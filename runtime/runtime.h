@@ -33,6 +33,7 @@
  *   klines.c      kernel addresses to source lines (the table pass 3 writes; only with
  *                 STP_KLINES)
  *   hwbkpt.c      kernel.data(...) probes: hardware breakpoints
+ *   perf.c        perf.type(...).config(...) probes: the kernel's perf events, per CPU
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
  *   module.c      module init/exit and the control commands
@@ -365,6 +366,7 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #include "module_symbols.c"
 #include "symbols.c"
 #include "hwbkpt.c"
+#include "perf.c"
 #include "procfs.c"
 #include "module.c"
 

@@ -95,5 +95,6 @@ extern const struct probe_family trace_family;
 extern const struct probe_family netfilter_family;
 extern const struct probe_family hwbkpt_family;
 extern const struct probe_family process_family;
+extern const struct probe_family perf_family;
 
 #endif

@@ -24,6 +24,7 @@ const struct probe_family *const probe_families[] = {
 	&netfilter_family,
 	&hwbkpt_family,
 	&process_family,
+	&perf_family,
 	NULL,
 };
 
