@@ -30,7 +30,7 @@ configure: configure.ac
 stap: $(STAP_OBJECTS) staprun/modimage.o
 	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS) $(BTF_LIBS)
 
-src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) config.mk
+src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) staprun/sdt_markers.h config.mk
 	$(CC) $(ALL_CFLAGS) -iquote src $(DW_CFLAGS) $(BTF_CFLAGS) \
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
 		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \
@@ -47,7 +47,7 @@ staprun/stapio: $(STAPIO_OBJECTS) $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
 $(STAPIO_OBJECTS): staprun/stapio.h
 
-staprun/%.o: staprun/%.c staprun/common.h runtime/transport_msgs.h config.mk
+staprun/%.o: staprun/%.c staprun/common.h staprun/sdt_markers.h runtime/transport_msgs.h config.mk
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -Iruntime \
 		-DSTAPIO_PATH='"$(pkglibexecdir)/stapio"' -DSTAPRUN_PATH='"$(bindir)/staprun"' \
 		-c -o $@ $<
@@ -87,6 +87,9 @@ install: all
 	install -m 644 runtime/autoconf/*.c $(DESTDIR)$(pkgdatadir)/runtime/autoconf
 	cd tapset && find . -name '*.stp' -o -name '*.stpm' | while read -r f; do \
 		install -D -m 644 "$$f" "$(DESTDIR)$(pkgdatadir)/tapset/$$f" || exit 1; done
+	# the aliases of stapio's markers name it where it was installed
+	sed -i 's|"/usr/local/libexec/stapler/stapio"|"$(pkglibexecdir)/stapio"|' \
+		$(DESTDIR)$(pkgdatadir)/tapset/stap_markers.stp
 	for f in man/*; do \
 		case "$$f" in \
 		*.1) d=man1 ;; *.3stap) d=man3 ;; *.7stap) d=man7 ;; *.8) d=man8 ;; *) continue ;; \

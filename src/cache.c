@@ -20,6 +20,7 @@
  */
 #include "cache.h"
 #include "hash.h"
+#include "../staprun/sdt_markers.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -286,6 +287,7 @@ int cache_clean(bool verbose)
 
 	if (scratch_folder)	/* not one to touch: cache_dir() said why */
 		return 1;
+	STP_MARK1(stap, cache__clean, dir);
 	if (is_dir(dir))
 		remove_tree_warning(dir);
 	if (verbose)

@@ -4,6 +4,7 @@
  * struct passes; with -v each reports its time and memory as stap does.
  */
 #include "stap.h"
+#include "../staprun/sdt_markers.h"
 #include "cache.h"
 #include "build/module_cache.h"
 
@@ -193,7 +194,11 @@ static bool parse_pass(struct passes *p)
 
 	clock_start(&p->clock);
 	p->pp = preprocessor_new(s);
+	/* the library's part of pass 1 (its macro files; the rest is read in pass 2), then
+	 * the script: the markers stap calls pass 1b and 1a */
+	STP_MARK1(stap, pass1b__start, s);
 	library_files = tapset_load_macros(s, p->pp, &errors);
+	STP_MARK1(stap, pass1a__start, s);
 	user = p->user = parse_file(p->pp, p->script, s->guru, true, &errors);
 	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
 	    !user->macros) {
@@ -371,31 +376,42 @@ static bool run_pass(struct passes *p)
 	return true;
 }
 
-/* The five passes, as far as -p asks; the exit status. */
+/* The five passes, as far as -p asks; the exit status.  Each pass N is between the SDT
+ * markers passN__start and passN__end (sdt_markers.h), whether it succeeds or not. */
 static int run_passes(struct session *s)
 {
 	struct passes p = { .s = s };
+	bool ok;
 
 	p.script = read_script(s);
-	if (!parse_pass(&p))
+	ok = parse_pass(&p);
+	STP_MARK1(stap, pass1__end, s);
+	if (!ok)
 		return fail(s, 1, "parse failed");
 	if (s->last_pass == 1) {
 		dump_parse_tree(stdout, p.user);
 		return 0;
 	}
-	if (!elaborate_pass(&p))
+	STP_MARK1(stap, pass2__start, s);
+	ok = elaborate_pass(&p);
+	STP_MARK1(stap, pass2__end, s);
+	if (!ok)
 		return fail(s, 2, "analysis failed");
 	if (s->last_pass == 2)
 		return 0;
-	if (!translate_pass(&p))
+	STP_MARK1(stap, pass3__start, s);
+	ok = translate_pass(&p);
+	STP_MARK1(stap, pass3__end, s);
+	if (!ok)
 		return fail(s, 3, "translation failed");
 	if (s->last_pass == 3) {
 		remove_tmpdir(s);
 		return 0;
 	}
-	if (!compile_pass(&p))
-		return fail(s, 4, "compilation failed");
-	if (module_signing_wanted(s) && sign_module(s))
+	STP_MARK1(stap, pass4__start, s);
+	ok = compile_pass(&p) && !(module_signing_wanted(s) && sign_module(s));
+	STP_MARK1(stap, pass4__end, s);
+	if (!ok)
 		return fail(s, 4, "compilation failed");
 	if (s->last_pass == 4) {
 		if (copy_module_here(s))
@@ -403,7 +419,10 @@ static int run_passes(struct session *s)
 		remove_tmpdir(s);
 		return 0;
 	}
-	if (!run_pass(&p))
+	STP_MARK1(stap, pass5__start, s);
+	ok = run_pass(&p);
+	STP_MARK1(stap, pass5__end, s);
+	if (!ok)
 		return fail(s, 5, "run failed");
 	remove_tmpdir(s);
 	return 0;
@@ -414,10 +433,15 @@ int main(int argc, char **argv)
 	struct session s = { 0 };
 	int rc;
 
+	/* pass 0: the options and the session; pass 6, after the others: the last words */
+	STP_MARK1(stap, pass0__start, &s);
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
+	STP_MARK1(stap, pass0__end, &s);
 	rc = s.list_pattern ? list_points(&s) : run_passes(&s);
+	STP_MARK1(stap, pass6__start, &s);
 	/* like stap: the count of repeated diagnostics left out comes last */
 	diag_summary();
+	STP_MARK1(stap, pass6__end, &s);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include "stap.h"
 #include "debuginfo/dw.h"
 #include "debuginfo/user_symbols.h"
+#include "../staprun/sdt_markers.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -124,6 +125,7 @@ int run_module(struct session *s)
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction forward = { .sa_handler = forward_signal }, old[3];
 	struct strlist argv = { 0 };
+	char *command;
 	int status = 0;
 	pid_t pid;
 
@@ -155,7 +157,11 @@ int run_module(struct session *s)
 		show_command(&argv);
 
 	fflush(NULL);
+	command = command_text(&argv);
+	STP_MARK1(stap, stap_system__start, command);
+	free(command);
 	pid = fork();
+	STP_MARK2(stap, stap_system__spawn, pid < 0 ? errno : 0, pid);
 	if (pid < 0) {
 		perror("ERROR: fork");
 		strlist_free(&argv);
@@ -171,6 +177,7 @@ int run_module(struct session *s)
 		sigaction(forwarded[i], &forward, &old[i]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	STP_MARK1(stap, stap_system__complete, status);
 	staprun_pid = 0;
 	for (int i = 0; i < 3; i++)
 		sigaction(forwarded[i], &old[i], NULL);

@@ -102,6 +102,7 @@ uint32_t string_set_add(struct string_set *set, const char *name);
 void string_set_free(struct string_set *set);
 int compare_strings(const void *a, const void *b);
 int compare_strings_by_length(const void *a, const void *b);
+char *command_text(const struct strlist *argv);
 void show_command(const struct strlist *argv);
 /* rm -rf PATH; what could not be removed is said in FAILURES ("cannot remove P: why") */
 void remove_tree(const char *path, struct strlist *failures);

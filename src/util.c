@@ -601,21 +601,33 @@ bool verbose_at(struct session *s, int pass, int level)
 	return s->verbose[pass - 1] >= level;
 }
 
-/* "Running make -C ..." for -vv. */
-void show_command(const struct strlist *argv)
+/* ARGV as a shell would need it written: words with special characters quoted. */
+char *command_text(const struct strlist *argv)
 {
-	fputs("Running", stderr);
+	struct strbuf sb = { 0 };
+
 	for (int i = 0; i < argv->count; i++) {
 		const char *arg = argv->items[i];
 
+		if (i)
+			sb_putc(&sb, ' ');
 		if (*arg && !arg[strcspn(arg, " \t\n'\"\\$`;&|<>*?()")]) {
-			fprintf(stderr, " %s", arg);
+			sb_puts(&sb, arg);
 			continue;
 		}
-		fputs(" '", stderr);	/* as a shell would need it */
+		sb_putc(&sb, '\'');
 		for (; *arg; arg++)
-			fputs(*arg == '\'' ? "'\\''" : (char[]){ *arg, 0 }, stderr);
-		fputc('\'', stderr);
+			sb_puts(&sb, *arg == '\'' ? "'\\''" : (char[]){ *arg, 0 });
+		sb_putc(&sb, '\'');
 	}
-	fputc('\n', stderr);
+	return sb_steal(&sb);
+}
+
+/* "Running make -C ..." for -vv. */
+void show_command(const struct strlist *argv)
+{
+	char *text = command_text(argv);
+
+	fprintf(stderr, "Running %s\n", text);
+	free(text);
 }

@@ -13,6 +13,7 @@
  * running; -D goes on in the background.  Exit status 1 if anything failed.
  */
 #include "stapio.h"
+#include "sdt_markers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,6 +208,8 @@ static void send_message(struct session *s, uint32_t type, const void *payload, 
 	memcpy(buf, &hdr, sizeof(hdr));
 	if (len)
 		memcpy(buf + sizeof(hdr), payload, len);
+	/* the marker's provider is staprun's, as in SystemTap, whose staprun sends them */
+	STP_MARK3(staprun, send__ctlmsg, type, payload, len);
 	if (write(s->ctl_fd, buf, sizeof(hdr) + len) < 0) {
 		fprintf(stderr, "ERROR: cannot write to the control channel of %s: %s\n",
 			s->module, strerror(errno));
@@ -336,6 +339,7 @@ static void handle_message(struct session *s, const char *buf, size_t len)
 	memcpy(&hdr, buf, sizeof(hdr));
 	if (hdr.len > len - sizeof(hdr))
 		hdr.len = len - sizeof(hdr);
+	STP_MARK3(stapio, recv__ctlmsg, hdr.type, payload, hdr.len);
 	switch (hdr.type) {
 	case STP_MSG_STARTED: {
 		struct stp_msg_started started = { 0 };

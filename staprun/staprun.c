@@ -6,6 +6,7 @@
  */
 #include "common.h"
 #include "modimage.h"
+#include "sdt_markers.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -791,6 +792,7 @@ static int load(const struct options *o, enum privilege priv, const char *releas
 	say(1, "inserting module %s (name %s%s%s)", m.path, name, *params ? ", parameters " : "",
 	    params);
 	/* init_module: the bytes checked (and renamed) are the bytes loaded */
+	STP_MARK1(staprun, insert__module, m.path);
 	if (syscall(SYS_init_module, m.image, m.len, params) != 0)
 		explain_insert_error(errno, &m, name);
 	if (!record_owner(name)) {
@@ -844,6 +846,7 @@ static int attach(const struct options *o, enum privilege priv)
 static int remove_module(const char *name)
 {
 	say(1, "removing module %s", name);
+	STP_MARK1(staprun, remove__module, name);
 	if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0) {
 		say(1, "module %s removed", name);
 		return 0;

@@ -35,6 +35,12 @@ for refused in "--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime
 		"$STAP" "${words[@]}" -e "$hello"
 done
 
+# stap's SDT markers, for the tapset's stap.* aliases (found in $PATH, as process() finds
+# a program)
+expect "stap carries the SDT markers of its passes, cache and commands" 0 \
+	'(?s)stap\.cache_get source_path:string module_path:string.*stap\.pass6\.end session:long.*stap\.system\.spawn ret:long pid:long' \
+	env PATH="$(dirname "$STAP"):$PATH" "$STAP" -L 'stap.**'
+
 # perf points of a process and counters pass pass 2 but are not translated yet
 expect "perf .process is refused in pass 3 until implemented" 1 \
 	'translation error: perf probes of a process \(\.process\) are not implemented yet' \

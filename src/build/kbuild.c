@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "hash.h"
 #include "../../staprun/modimage.h"
+#include "../../staprun/sdt_markers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,11 +129,16 @@ static int run_make(struct session *s, struct strlist *argv, const char *log, bo
 		    const char *progress)
 {
 	struct progress line;
+	char *command;
 	int status;
 	pid_t pid;
 
 	fflush(NULL);
+	command = command_text(argv);
+	STP_MARK1(stap, stap_system__start, command);
+	free(command);
 	pid = fork();
+	STP_MARK2(stap, stap_system__spawn, pid < 0 ? errno : 0, pid);
 	if (pid < 0) {
 		perror("ERROR: fork");
 		return -1;
@@ -170,6 +176,7 @@ static int run_make(struct session *s, struct strlist *argv, const char *log, bo
 		}
 	}
 	progress_end(&line);
+	STP_MARK1(stap, stap_system__complete, status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -21,6 +21,7 @@
 #include "cache.h"
 #include "hash.h"
 #include "../../staprun/modimage.h"
+#include "../../staprun/sdt_markers.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -216,6 +217,7 @@ bool cache_fetch(struct session *s, const char *key)
 		goto out;
 	/* recently used: the size limit removes the entries used longest ago first */
 	utimensat(AT_FDCWD, ko_cached, NULL, 0);
+	STP_MARK2(stap, cache__get, c_cached, ko_cached);
 	if (verbose_at(s, 3, 1))
 		fprintf(stderr, "Pass 3: using cached %s\n", c_cached);
 	if (verbose_at(s, 4, 1))
@@ -418,6 +420,7 @@ static void cache_limit(struct session *s, const char *kept)
 		char *path = xasprintf("%s/modules/%s/%s", dir, entries[i].folder, entries[i].ko);
 
 		if (total > limit && strcmp(path, kept) != 0) {
+			STP_MARK1(stap, cache__clean, path);
 			remove_entry(dir, &entries[i]);
 			total -= entries[i].size;
 			freed += entries[i].size;
@@ -455,6 +458,8 @@ void cache_store(struct session *s, const char *key)
 			fprintf(stderr, "Pass 4: cannot write to the cache %s: %s\n", ko_cached,
 				strerror(errno));
 	} else {
+		STP_MARK2(stap, cache__add__source, c_path, c_cached);
+		STP_MARK2(stap, cache__add__module, s->module_path, ko_cached);
 		if (verbose_at(s, 4, 2))
 			fprintf(stderr, "Copying %s to %s\n", s->module_path, ko_cached);
 		cache_limit(s, ko_cached);
