@@ -41,14 +41,6 @@ expect "stap carries the SDT markers of its passes, cache and commands" 0 \
 	'(?s)stap\.cache_get source_path:string module_path:string.*stap\.pass6\.end session:long.*stap\.system\.spawn ret:long pid:long' \
 	env PATH="$(dirname "$STAP"):$PATH" "$STAP" -L 'stap.**'
 
-# perf points of a process and counters pass pass 2 but are not translated yet
-expect "perf .process is refused in pass 3 until implemented" 1 \
-	'translation error: perf probes of a process \(\.process\) are not implemented yet' \
-	"$STAP" -p3 -e 'probe perf.sw.task_clock.process("/bin/true") { println(1) }'
-expect "perf .counter is refused in pass 3 until implemented" 1 \
-	'translation error: perf counters \(\.counter\) and @perf are not implemented yet' \
-	"$STAP" -p3 -e 'probe perf.sw.task_clock.counter("t") { println(1) }'
-
 # pass 5's options: checked here, passed to staprun as staprun(8) names them (the host
 # cannot load the module, so staprun then fails; the command line is what is checked)
 expect "-c and -x exclude each other" 1 "You can't specify -c and -x options together" \

@@ -570,13 +570,24 @@ static void drop_unused(struct elaborator *el)
 		drop_unused_locals(el, &f->locals);
 }
 
+/* Whether a probe of H does something with an empty handler (a perf counter). */
+static bool works_without_handler(struct elaborator *el, struct probe_body *h)
+{
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
+		if (dp->handler == h && dp->family->works_without_handler &&
+		    dp->family->works_without_handler(dp))
+			return true;
+	return false;
+}
+
 /* Handlers with nothing left to run go, with their probes. */
 static void drop_inert_handlers(struct elaborator *el)
 {
 	struct derived_probe **dpp;
 
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
-		if (h->elided || (h->body && list_has_side_effects(h->body->body)))
+		if (h->elided || (h->body && list_has_side_effects(h->body->body)) ||
+		    works_without_handler(el, h))
 			continue;
 		h->elided = true;
 		for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)

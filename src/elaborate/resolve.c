@@ -406,7 +406,7 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		decide_defined(el, sc, n);
 		return;
 	case ND_PERF:
-		defined = false;	/* not yet */
+		defined = perf_counter_defined(el, e->string);
 		break;
 	default:
 		defined = true;
@@ -523,6 +523,29 @@ static void mark_written(struct node *n)
 		n = n->lhs;
 	if (n->kind == ND_VAR && n->sym)
 		n->sym->written = true;
+}
+
+/* @perf("NAME"): the value of the counter NAME (a perf ... .counter("NAME") probe) of the
+ * task the handler runs in, as the tapset's __perf_read("NAME") reads it. */
+static void resolve_perf(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct node *name;
+
+	if (!perf_counter_defined(el, n->string)) {
+		semantic_error(el, n->tok, "no perf counter named '%s' (a probe "
+			       "perf.type(T).config(C)[.process(\"PATH\")].counter(\"%s\") "
+			       "defines it)", n->string, n->string);
+		return;
+	}
+	name = xcalloc(1, sizeof(*name));
+	name->kind = ND_STRING;
+	name->tok = n->tok;
+	name->string = name->raw = n->string;
+	n->kind = ND_CALL;
+	n->string = "__perf_read";
+	n->args = name;
+	n->nargs = 1;
+	resolve_call(el, sc, n);
 }
 
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
@@ -649,7 +672,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 			resolve_autocast(el, sc->handler, sc->function, n, false);
 		return;
 	case ND_PERF:
-		resolve(el, sc, n->lhs);
+		resolve_perf(el, sc, n);
 		return;
 	case ND_BLOCK:
 		resolve_list(el, sc, n->body);

@@ -40,6 +40,9 @@ struct probe_family {
 	char *(*list_variables)(struct derived_probe *dp);
 	/* Pass 2: what a write to a target variable says without -g (NULL: the usual) */
 	const char *target_write_refusal;
+	/* Pass 2: whether DP does something with an empty handler (a perf counter), so that
+	 * it is not elided; NULL: nothing */
+	bool (*works_without_handler)(struct derived_probe *dp);
 	/* Pass 3: what it cannot translate of this probe yet, or NULL. */
 	const char *(*missing)(struct derived_probe *dp);
 	/*
@@ -84,6 +87,9 @@ struct kprobe_entry {
 	bool wait_for_module;	/* a module's symbol: registered when the module comes */
 };
 void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k);
+
+/* family_perf.c: whether a perf probe of the program defines the counter NAME */
+bool perf_counter_defined(struct elaborator *el, const char *name);
 
 /* family_*.c */
 extern const struct probe_family begin_end_family;

@@ -17,8 +17,14 @@
  * stap, the canonical point has the period: perf.type(1).config(0).sample(1000000), and a
  * .hz(N) point is written .sample(N); the values are handed to the kernel unchecked, and an
  * event it refuses (a hardware counter a virtual machine does not have) fails the session
- * when it starts.  The .process and .counter forms resolve in pass 2 (-p2, -l, -L) but are
- * not translated yet.
+ * when it starts.
+ *
+ * A .process probe counts each task of the program with an event of its own, which the
+ * runtime creates when the task begins (runtime/perf.c): pass 2 adds, for each such probe,
+ * the probe process("PATH").begin, process("PATH").thread.begin { __perf_attach(ID) } as a
+ * file of the program's own (the process family says when a task of PATH begins).
+ * @perf("NAME") is resolved (resolve.c) into __perf_read("NAME"), the value of the current
+ * task's counter NAME.
  */
 #include "debuginfo/dw.h"
 #include "elaborate/elaborate.h"
@@ -49,11 +55,13 @@ struct perf_probe {
 	int64_t period;		/* counts between runs, or */
 	bool freq;		/* runs a second */
 	char *process;		/* .process: the program, or NULL: every CPU */
+	int attach_id;		/* .process: what its begin probes pass to __perf_attach() */
 	const char *counter;	/* .counter: its name, or NULL */
 };
 
-/* The program of .process("PATH") or .process (the -c command), as stap writes it: the
- * real path of an existing file, else the path as given. */
+/* The program of .process("PATH") or .process (the -c command), as stap writes it: its
+ * real path.  stap takes a file that is not there as it is written; here it is refused
+ * (its begin probes, which count its tasks, need it), as process("PATH").begin is. */
 static char *perf_program(struct elaborator *el, struct component *c)
 {
 	char *path, *why, *target = NULL, *file = NULL;
@@ -66,17 +74,17 @@ static char *perf_program(struct elaborator *el, struct component *c)
 		free(why);
 		return NULL;
 	}
-	if (program_path(el->session, path, &target, &file, &why)) {
-		free(path);
-		free(file);
-		return target;
+	if (!program_path(el->session, path, &target, &file, &why)) {
+		semantic_error(el, NULL, "%s", why);
+		free(why);
 	}
-	free(why);
-	return path;
+	free(path);
+	free(file);
+	return target;
 }
 
 /* A counter's name is the program's: two probes may not define the same one. */
-static bool counter_taken(struct elaborator *el, const char *name)
+bool perf_counter_defined(struct elaborator *el, const char *name)
 {
 	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
 		const struct perf_probe *other = dp->data;
@@ -86,6 +94,42 @@ static bool counter_taken(struct elaborator *el, const char *name)
 			return true;
 	}
 	return false;
+}
+
+/* The probes that start the counting of each task of P's program: when a process of it
+ * begins (runs it, or forks while it does) and when a thread of one begins; one set for
+ * the probes of one program, which share their attach_id. */
+static void add_attach_probes(struct elaborator *el, struct perf_probe *p)
+{
+	struct source_file *src = xcalloc(1, sizeof(*src));
+	struct stapfile *file;
+	char *quoted = c_string(p->process);
+	int errors = 0;
+
+	/* one set of begin probes per program, for all of its probes */
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
+		struct perf_probe *other = dp->data;
+
+		if (dp->family != &perf_family || !other->process)
+			continue;
+		if (strcmp(other->process, p->process) == 0) {
+			p->attach_id = other->attach_id;
+			free(quoted);
+			free(src);
+			return;
+		}
+		if (other->attach_id > p->attach_id)
+			p->attach_id = other->attach_id;
+	}
+	p->attach_id++;
+	src->name = xasprintf("<perf.process(%s)>", quoted);
+	src->text = xasprintf("probe process(%s).begin, process(%s).thread.begin "
+			      "{ __perf_attach(%d) }\n", quoted, quoted, p->attach_id);
+	src->is_tapset = true;
+	free(quoted);
+	file = parse_file(el->pp, src, true, false, &errors);
+	if (!errors)
+		add_program_file(el, file);	/* derived with the tapset files' probes */
 }
 
 static bool perf_build(struct elaborator *el, struct probe_point *pp,
@@ -115,7 +159,7 @@ static bool perf_build(struct elaborator *el, struct probe_point *pp,
 		} else {
 			p->counter = component_string(c, &present);
 			p->period = 0;	/* never sampled: read */
-			if (!el->listing && counter_taken(el, p->counter)) {
+			if (!el->listing && perf_counter_defined(el, p->counter)) {
 				semantic_error(el, NULL, "duplicate counter name");
 				return false;
 			}
@@ -130,30 +174,30 @@ static bool perf_build(struct elaborator *el, struct probe_point *pp,
 	if (el->listing) {	/* -l lists the point as written, as stap does */
 		sb_free(&name);
 		add_derived_probe(el, proto, probe_point_text(pp, false), p);
-	} else {
-		add_derived_probe(el, proto, sb_steal(&name), p);
+		return true;
 	}
+	if (p->process)
+		add_attach_probes(el, p);
+	add_derived_probe(el, proto, sb_steal(&name), p);
 	return true;
 }
 
-static const char *perf_missing(struct derived_probe *dp)
+/* A counter works without a handler: @perf reads it. */
+static bool perf_works_without_handler(struct derived_probe *dp)
 {
-	const struct perf_probe *p = dp->data;
-
-	if (p->counter)
-		return "perf counters (.counter) and @perf";
-	if (p->process)
-		return "perf probes of a process (.process)";
-	return NULL;
+	return ((struct perf_probe *)dp->data)->counter != NULL;
 }
 
 static void perf_entry(struct emitter *e, struct derived_probe *dp)
 {
 	const struct perf_probe *p = dp->data;
+	char *counter = p->counter ? c_string(p->counter) : NULL;
 
 	emit(e, "\t{ .probe = &stp_probes[%d], .type = %" PRId64 "U, .config = %" PRId64
-		"ULL, .period = %" PRId64 "ULL, .freq = %d },\n", dp->index, p->type,
-	     p->config, p->period, p->freq);
+		"ULL, .period = %" PRId64 "ULL, .freq = %d, .attach_id = %d, .counter = %s },\n",
+	     dp->index, p->type, p->config, p->period, p->freq, p->attach_id,
+	     counter ? counter : "NULL");
+	free(counter);
 }
 
 /* The table runtime/perf.c registers, one event per CPU and probe. */
@@ -166,6 +210,6 @@ const struct probe_family perf_family = {
 	.name = "perf",
 	.templates = perf_templates,
 	.build = perf_build,
-	.missing = perf_missing,
+	.works_without_handler = perf_works_without_handler,
 	.table = &perf_table,
 };
