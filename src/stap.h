@@ -429,6 +429,8 @@ struct probe_point {
 	struct component *components;
 	bool optional;		/* ? */
 	bool sufficient;	/* ! */
+	bool within_optional;	/* in the expansion of an optional point: its failure is
+				 * quiet too, but -p2 shows only the point's own mark */
 	struct node *condition;	/* if (expr) */
 	struct token *tok;
 	struct probe_point *next;

@@ -163,7 +163,7 @@ expect "-u, -w and -W are accepted" 0 '^begin /\* <- begin \*/' "$STAP" -u -w -W
 tapdir=$top/testsuite/semantic/tapdir
 expect "-l lists a probe point" 0 '^begin$' "$STAP" -l begin
 expect "-l lists what a wildcard matches, families and aliases" 0 \
-	'(?s)^begin\nend\nerror\njson_data\nnever\noneshot\nprometheus\nticked\nticking\n$' \
+	'(?s)^begin\nend\nerror\ninit\njson_data\nnever\noneshot\nprometheus\nticked\nticking\n$' \
 	"$STAP" -I "$tapdir" -l '*'
 expect "-l fails when nothing matches" 1 '^$' "$STAP" -l nosuch
 expect "-L adds an alias's variables and their types" 0 \

@@ -202,6 +202,12 @@ struct alias_match {
 
 static void list_alias(struct elaborator *el, struct alias_match *m);
 
+/* A point whose failure is no error: marked ? or !, or within the expansion of one. */
+static bool point_is_optional(const struct probe_point *pp)
+{
+	return pp->optional || pp->within_optional;
+}
+
 /* True if some family has a form for all of PP (timer.profile.tick, not the alias
  * timer.profile with a suffix). */
 static bool fits_a_family(struct probe_point *pp)
@@ -459,7 +465,7 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		struct probe_point *point = copy_point(t, m->suffix);
 		bool loop = false;
 
-		point->optional = t->optional || pp->optional;
+		point->within_optional = pp->optional || pp->within_optional;
 		point->condition = and_conditions(t->condition, pp->condition);
 		for (struct point_context *c = cx; c; c = c->outer)
 			loop |= c->from == t;
@@ -504,7 +510,9 @@ static bool derive_point(struct elaborator *el, struct probe_point *pp,
 
 		bool said = false;
 
-		diag_quiet += pp->optional;
+		bool optional = point_is_optional(pp);
+
+		diag_quiet += optional;
 		for (int i = 0; i < n; i++)
 			resolved |= expand_alias(el, pp, &matches[i], cx, &said);
 		free(matches);
@@ -512,8 +520,8 @@ static bool derive_point(struct elaborator *el, struct probe_point *pp,
 			resolved |= derive_from_families(el, pp, cx);
 		if (!resolved && !said)	/* each level that fails says so, as in stap */
 			error_resolving(el, pp, NULL, "no match");
-		diag_quiet -= pp->optional;
-		if (pp->optional)
+		diag_quiet -= optional;
+		if (optional)
 			el->errors = errors_before;
 		return resolved;
 	}
@@ -555,7 +563,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 {
 	struct family_match *matches;
 	int n = match_probe_families(pp, &matches);
-	int errors_before = el->errors, quiet = pp->optional || el->listing;
+	int errors_before = el->errors, quiet = point_is_optional(pp) || el->listing;
 	bool resolved = false;
 
 	if (n == 0) {

@@ -101,9 +101,10 @@ static char *body_target_variables(struct program *prog, struct probe_body *body
 }
 
 /*
- * The locals of the handlers the alias points POINTS[0..N) make, into LOCALS[]: each
- * point a probe with an empty body, all in one elaboration (the tapsets parsed once).
- * False when it has errors: one point's error would leave the others' types unknown.
+ * The locals of the handlers the alias points POINTS[0..N) make, into LOCALS[] (NULL for
+ * a point that resolves to nothing: an optional alias's whose functions the kernel does not
+ * have): each point a probe with an empty body, all in one elaboration (the tapsets parsed
+ * once).  False when it has errors: one point's error would leave the others' types unknown.
  */
 static bool alias_locals(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			 struct probe_point **points, int n, char **locals)
@@ -137,8 +138,14 @@ static bool alias_locals(struct session *s, struct preprocessor *pp, struct stap
 	diag_quiet--;
 	ok = el.errors == 0;
 	for (int i = 0; ok && i < n; i++) {
-		char *names = body_locals(first[i]), *targets = body_target_variables(el.prog, first[i]);
+		char *names, *targets;
 
+		if (!first[i]) {
+			locals[i] = NULL;
+			continue;
+		}
+		names = body_locals(first[i]);
+		targets = body_target_variables(el.prog, first[i]);
 		locals[i] = xasprintf("%s%s", names, targets);
 		free(names);
 		free(targets);
@@ -149,7 +156,9 @@ static bool alias_locals(struct session *s, struct preprocessor *pp, struct stap
 
 /*
  * -l / -L: the concrete probe points PATTERN names, sorted, each once; with LOCALS (-L),
- * each followed by the variables its handlers have ("name:string fd:long").
+ * each followed by the variables its handlers have ("name:string fd:long").  As in stap,
+ * an alias is listed only when it resolves to a probe here: each is elaborated (for -l
+ * too), and one that resolves to nothing is left out.
  */
 struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 				 struct stapfile *user, struct probe *pattern, bool locals)
@@ -173,24 +182,34 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 	char **alias_vars = xcalloc(el.nlisted + 1, sizeof(*alias_vars));
 	int *where = xcalloc(el.nlisted + 1, sizeof(*where)), npoints = 0;
 
-	for (int i = 0; locals && i < el.nlisted; i++)
+	bool *empty = xcalloc(el.nlisted + 1, sizeof(*empty));
+
+	for (int i = 0; i < el.nlisted; i++)
 		if (!sorted[i]->variables && sorted[i]->alias_point &&
 		    (i == 0 || strcmp(sorted[i]->name, sorted[i - 1]->name) != 0)) {
 			where[npoints] = i;
 			points[npoints++] = sorted[i]->alias_point;
 		}
 	if (npoints && !alias_locals(s, pp, user, points, npoints, found))
-		for (int k = 0; k < npoints; k++)
+		for (int k = 0; k < npoints; k++)	/* an error: listed, without variables */
 			if (!alias_locals(s, pp, user, &points[k], 1, &found[k]))
-				found[k] = NULL;
-	for (int k = 0; k < npoints; k++)
+				found[k] = xstrdup("");
+	for (int k = 0; k < npoints; k++) {
 		alias_vars[where[k]] = found[k];
+		empty[where[k]] = !found[k];
+	}
 	for (int i = 0; i < el.nlisted; i++) {
 		struct listed_point *lp = sorted[i];
 		char *vars;
 
 		if (i > 0 && strcmp(lp->name, sorted[i - 1]->name) == 0)
 			continue;
+		if (empty[i])
+			continue;
+		if (!locals) {
+			free(alias_vars[i]);
+			alias_vars[i] = NULL;
+		}
 		vars = !locals ? xstrdup("") :
 		       lp->variables ? xstrdup(lp->variables) :
 		       alias_vars[i] ? alias_vars[i] : xstrdup("");
@@ -205,6 +224,7 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 	free(found);
 	free(alias_vars);
 	free(where);
+	free(empty);
 	free(sorted);
 	return lines;
 }
