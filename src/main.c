@@ -163,6 +163,23 @@ static void report_pass(struct passes *p, int pass, const char *what)
 	free(usage);
 }
 
+/* --dump-probe-types, --dump-probe-aliases, --dump-functions: what there is, a line each. */
+static int dump_library(struct session *s)
+{
+	struct preprocessor *pp = preprocessor_new(s);
+	struct strlist lines = { 0 };
+	int errors = 0;
+
+	if (s->dump != DUMP_PROBE_TYPES)
+		tapset_load_macros(s, pp, &errors);
+	lines = s->dump == DUMP_PROBE_TYPES ? dump_probe_types() :
+		s->dump == DUMP_PROBE_ALIASES ? dump_probe_aliases(s, pp) : dump_functions(s, pp);
+	for (int i = 0; i < lines.count; i++)
+		puts(lines.items[i]);
+	strlist_free(&lines);
+	return 0;
+}
+
 /* -l / -L PATTERN: the probe points it names (status 1 if none), as "probe PATTERN {}". */
 static int list_points(struct session *s)
 {
@@ -438,7 +455,7 @@ int main(int argc, char **argv)
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
 	STP_MARK1(stap, pass0__end, &s);
-	rc = s.list_pattern ? list_points(&s) : run_passes(&s);
+	rc = s.dump ? dump_library(&s) : s.list_pattern ? list_points(&s) : run_passes(&s);
 	STP_MARK1(stap, pass6__start, &s);
 	/* like stap: the count of repeated diagnostics left out comes last */
 	diag_summary();

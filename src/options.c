@@ -123,8 +123,9 @@ static const char usage_text[] =
 "   --suppress-time-limits\n"
 "                 no overload check (STP_OVERLOAD_*), MAXACTION or MAXTRYLOCK;\n"
 "                 needs -g\n"
-" * --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
-"                 list what the translator and its tapsets offer\n"
+"   --dump-probe-types, --dump-probe-aliases, --dump-functions\n"
+"                 list the forms of probe point, the tapsets' probe aliases, or\n"
+"                 their public functions with their types, and exit\n"
 "\n"
 "The runtime is found with -R, $SYSTEMTAP_RUNTIME, beside this program (a build\n"
 "tree), or in " PKGDATADIR "/runtime; tapsets likewise with $SYSTEMTAP_TAPSET.\n";
@@ -625,9 +626,14 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		cli->suppress_time_limits = true;
 		break;
 	case OPT_DUMP_PROBE_TYPES:
+		s->dump = DUMP_PROBE_TYPES;
+		break;
 	case OPT_DUMP_PROBE_ALIASES:
+		s->dump = DUMP_PROBE_ALIASES;
+		break;
 	case OPT_DUMP_FUNCTIONS:
-		not_implemented("--dump-probe-types/--dump-probe-aliases/--dump-functions");
+		s->dump = DUMP_FUNCTIONS;
+		break;
 	default:
 		fputs("Try 'stap --help' for more information.\n", stderr);
 		exit(1);
@@ -703,7 +709,7 @@ void parse_options(struct session *s, int argc, char **argv)
 	}
 	check_options(s, &cli);
 	/* the script, unless -e or -l/-L gave it, then its arguments */
-	if (!s->script_text && !s->list_pattern) {
+	if (!s->script_text && !s->list_pattern && !s->dump) {
 		if (optind >= argc)
 			usage_error("a script file or -e SCRIPT is needed");
 		s->script_file = argv[optind++];

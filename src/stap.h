@@ -580,6 +580,7 @@ struct session {
 	bool vm;			/* --vm: pass 5 in the disposable guest (stap-vm) */
 	struct strlist global_settings;	/* -G var=value */
 	const char *list_pattern;	/* -l / -L */
+	enum { DUMP_NONE, DUMP_PROBE_TYPES, DUMP_PROBE_ALIASES, DUMP_FUNCTIONS } dump;
 	bool list_locals;		/* -L */
 	const char *staprun_path;
 
@@ -683,10 +684,18 @@ const char *session_privilege(const struct session *s);	/* "stapdev" by default 
 bool privilege_allows_point(struct elaborator *el, struct probe_point *pp);
 bool privilege_allows_kernel_memory(struct elaborator *el, struct node *n, bool quiet);
 void check_function_privilege(struct elaborator *el);
+/* A function stapusr may call: the library's script functions, and its embedded-C ones
+ * marked unprivileged (--dump-functions says so) */
+bool function_unprivileged(const struct function *f);
 
 /* elaborate.c: pass 2 */
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			  int *errors);
+/* library_dump.c: --dump-probe-types, --dump-probe-aliases, --dump-functions: the lines
+ * stap prints for them, sorted */
+struct strlist dump_probe_types(void);
+struct strlist dump_probe_aliases(struct session *s, struct preprocessor *pp);
+struct strlist dump_functions(struct session *s, struct preprocessor *pp);
 /* -l / -L: the probe points PATTERN names, sorted, each once */
 struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 				 struct stapfile *user, struct probe *pattern, bool locals);

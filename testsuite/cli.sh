@@ -29,11 +29,27 @@ fi
 expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
-for refused in "--dump-functions" "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
+for refused in "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
 	read -r -a words <<<"$refused"
 	expect "$refused is refused until implemented" 1 'is not implemented yet' \
 		"$STAP" "${words[@]}" -e "$hello"
 done
+
+# what the translator and its library offer, as stap lists it
+expect "--dump-probe-types lists the families' forms" 0 \
+	'(?s)^begin\nbegin\(number\)\n.*\nkernel\.function\(string\)\.return\.maxactive\(number\)\n.*\nperf\.type\(number\)\.config\(number\)\.hz\(number\)\n.*\ntimer\.s\(number\)\n' \
+	"$STAP" --dump-probe-types
+expect "--dump-probe-aliases lists the library's aliases as defined" 0 \
+	'(?s)\nperf\.sw\.cpu_clock = perf\.type\(1\)\.config\(0\)\n.*\nvfs\.read = kernel\.function\("vfs_read"\)\n' \
+	"$STAP" --dump-probe-aliases
+expect "--dump-functions lists the public functions with their types" 0 \
+	'(?s)^AF_INET6:long \(\) /\* unprivileged \*/\n.*\nexecname:string \(\) /\* unprivileged \*/\n.*\ntask_pid:long \(task:long\) /\* unprivileged \*/\n' \
+	"$STAP" --dump-functions
+if "$STAP" --dump-functions | grep -q '^_'; then
+	fail "cli: --dump-functions leaves the library's internal functions out"
+else
+	pass "cli: --dump-functions leaves the library's internal functions out"
+fi
 
 # stap's SDT markers, for the tapset's stap.* aliases (found in $PATH, as process() finds
 # a program)

@@ -342,7 +342,8 @@ static struct probe_point *copy_point(struct probe_point *pp, struct component *
 	return copy;
 }
 
-static char *alias_definition(struct probe *a)
+/* "NAME = POINT, POINT?" (or +=): an alias as its file defines it. */
+char *alias_definition(struct probe *a)
 {
 	struct strbuf sb = { 0 };
 	char *name = probe_point_text(a->alias_name, false);

@@ -103,6 +103,7 @@ bool derive_tapset_probes(struct elaborator *el);
 struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_probe *proto,
 					char *name, void *data);
 char *probe_point_text(struct probe_point *pp, bool with_marks);
+char *alias_definition(struct probe *a);
 int64_t component_number(struct component *c, bool *present);
 const char *component_string(struct component *c, bool *present);
 
@@ -113,6 +114,8 @@ char *syscall_tapset_dir(struct elaborator *el);
 /* resolve.c: the handlers, the functions they use (and the probes of the tapset files
  * that loads), until nothing new comes; then the probes' conditions */
 void resolve_program(struct elaborator *el);
+/* --dump-functions: every function of the program's files used, then resolved */
+void resolve_every_function(struct elaborator *el);
 
 /* autocast.c: p->member on script values that hold typed pointers */
 /* N (an assignment, or a return in FUNCTION) gives its variable or function the C type
@@ -184,6 +187,9 @@ struct stapfile *tapset_load(struct elaborator *el, enum tapset_definition_kind 
 			     const char *name);
 /* The same for every file defining NAME */
 void tapset_load_all(struct elaborator *el, enum tapset_definition_kind kind, const char *name);
+/* Every file of the library (--dump-*): parsed and added to the program, but those that
+ * fail to parse (counted in el->errors) */
+void tapset_load_every_file(struct elaborator *el);
 /* The file of tapset_names()'s name I was parsed already: loaded, or it failed */
 bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i);
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,

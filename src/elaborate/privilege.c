@@ -100,6 +100,11 @@ static bool unprivileged_function(const struct function *f)
 	return strstr(code, "/* unprivileged */") || strstr(code, "/* myproc-unprivileged */");
 }
 
+bool function_unprivileged(const struct function *f)
+{
+	return f->embedded ? unprivileged_function(f) : !from_include_dir(f->tok);
+}
+
 /* An embedded-C expression of a tapset (%{ ... %} in a script function) not marked as
  * safe for stapusr; @const's are. */
 static bool refuse_embedded_expression(struct node *n, void *arg)

@@ -490,6 +490,18 @@ void tapset_load_all(struct elaborator *el, enum tapset_definition_kind kind, co
 	}
 }
 
+void tapset_load_every_file(struct elaborator *el)
+{
+	struct tapset_index *ix = el->tapsets;
+
+	for (int i = 0; i < ix->nfiles; i++) {
+		struct stapfile *file = parse_tapset_file(ix, &ix->files[i], &el->errors);
+
+		if (file)
+			add_program_file(el, file);
+	}
+}
+
 /* ---- the names the index has ---- */
 
 bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i)
