@@ -163,6 +163,28 @@ static void report_pass(struct passes *p, int pass, const char *what)
 	free(usage);
 }
 
+/* The end of the list whose first link is at HEAD (any list of next-linked nodes). */
+#define LIST_TAIL(head, type) ({ type **t_ = (head); while (*t_) t_ = &(*t_)->next; t_; })
+
+/* -E SCRIPT: each parsed as a file of its own ("<-E N>" in messages), whose probes,
+ * functions, globals and embedded C join the script's. */
+static void add_extra_scripts(struct session *s, struct preprocessor *pp, struct stapfile *user,
+			      int *errors)
+{
+	for (int i = 0; i < s->extra_scripts.count; i++) {
+		struct source_file *src = xcalloc(1, sizeof(*src));
+		struct stapfile *extra;
+
+		src->name = xasprintf("<-E %d>", i + 1);
+		src->text = xstrdup(s->extra_scripts.items[i]);
+		extra = parse_file(pp, src, s->guru, true, errors);
+		*LIST_TAIL(&user->probes, struct probe) = extra->probes;
+		*LIST_TAIL(&user->functions, struct function) = extra->functions;
+		*LIST_TAIL(&user->globals, struct symbol) = extra->globals;
+		*LIST_TAIL(&user->embeds, struct embed) = extra->embeds;
+	}
+}
+
 /* --dump-probe-types, --dump-probe-aliases, --dump-functions: what there is, a line each. */
 static int dump_library(struct session *s)
 {
@@ -195,6 +217,9 @@ static int list_points(struct session *s)
 	file = parse_file(pp, src, s->guru, true, &errors);
 	if (errors || !file->probes || file->probes->next)
 		return fail(s, 1, "parse failed");
+	add_extra_scripts(s, pp, file, &errors);	/* their aliases can be listed */
+	if (errors)
+		return fail(s, 1, "parse failed");
 	lines = list_probe_points(s, pp, file, file->probes, s->list_locals);
 	for (int i = 0; i < lines.count; i++)
 		puts(lines.items[i]);
@@ -217,6 +242,7 @@ static bool parse_pass(struct passes *p)
 	library_files = tapset_load_macros(s, p->pp, &errors);
 	STP_MARK1(stap, pass1a__start, s);
 	user = p->user = parse_file(p->pp, p->script, s->guru, true, &errors);
+	add_extra_scripts(s, p->pp, user, &errors);
 	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
 	    !user->macros) {
 		fprintf(stderr, "Input file '%s' is empty%s.\n", p->script->name,

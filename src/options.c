@@ -6,6 +6,7 @@
 #include "stap.h"
 #include "cache.h"
 
+#include <ctype.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -47,6 +49,7 @@ static const char usage_text[] =
 "                 4 compile, 5 run (default); passes 1-3 print what they made,\n"
 "                 pass 4 copies the module to the current folder and prints its name\n"
 "   -e SCRIPT     run the given script instead of a file\n"
+"   -E SCRIPT     run SCRIPT too, beside the main one (also with -l/-L); repeatable\n"
 "   -I DIR        look for tapset scripts in DIR too; repeatable\n"
 "   -D NM=VAL     define a C macro for the module, e.g. -D MAXACTION=5000\n"
 "   -B NM=VAL     pass an option to the kernel's kbuild make\n"
@@ -70,6 +73,13 @@ static const char usage_text[] =
 "                 target() is CMD's pid\n"
 "   -x PID        set target() to PID (the script runs independently of it)\n"
 "   -G VAR=VAL    set the script's global VAR to VAL when the module loads\n"
+"   --modinfo NAME=VALUE\n"
+"                 a MODULE_INFO(NAME, \"VALUE\") entry in the module's .modinfo\n"
+"   -a ARCH       build for ARCH: x86_64 only\n"
+"   --rlimit-as=NUM, --rlimit-cpu=NUM, --rlimit-nproc=NUM, --rlimit-stack=NUM,\n"
+"   --rlimit-fsize=NUM\n"
+"                 limit this stap process: its address space and stack in bytes,\n"
+"                 CPU time in seconds, processes, size of the files it writes\n"
 "   -d MODULE     symbol data for MODULE (a kernel module: always looked up in the\n"
 "                 running kernel, so this changes nothing); -d PATH: the symbols\n"
 "                 and unwind table of a user-space program or library\n"
@@ -86,6 +96,7 @@ static const char usage_text[] =
 "   -F            flight recorder: with -o, run in the background and print the\n"
 "                 pid; without, load the probes, start them and detach\n"
 "                 (staprun -A MODULE attaches again)\n"
+"   -P            --prologue-searching=always\n"
 "   --prologue-searching[=WHEN]\n"
 "                 where function probes go: after the prologue (always, the\n"
 "                 default WHEN), at the entry (never), or after the prologue only\n"
@@ -155,6 +166,12 @@ enum long_only_options {
 	OPT_COLOUR,
 	OPT_BTF,
 	OPT_SIGN_MODULE,
+	OPT_MODINFO,
+	OPT_RLIMIT_AS,
+	OPT_RLIMIT_CPU,
+	OPT_RLIMIT_NPROC,
+	OPT_RLIMIT_STACK,
+	OPT_RLIMIT_FSIZE,
 };
 
 static const struct option long_options[] = {
@@ -185,6 +202,12 @@ static const struct option long_options[] = {
 	{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 	{ "color", optional_argument, NULL, OPT_COLOUR },
 	{ "colour", optional_argument, NULL, OPT_COLOUR },
+	{ "modinfo", required_argument, NULL, OPT_MODINFO },
+	{ "rlimit-as", required_argument, NULL, OPT_RLIMIT_AS },
+	{ "rlimit-cpu", required_argument, NULL, OPT_RLIMIT_CPU },
+	{ "rlimit-nproc", required_argument, NULL, OPT_RLIMIT_NPROC },
+	{ "rlimit-stack", required_argument, NULL, OPT_RLIMIT_STACK },
+	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -381,6 +404,53 @@ static int parse_prologue_searching(const char *when)
 			return i;
 	fprintf(stderr, "Invalid argument '%s' for --prologue-searching.\n", when);	/* stap's */
 	exit(1);
+}
+
+/* --rlimit-as/cpu/nproc/stack/fsize=NUM: the limit of this stap process (soft and hard),
+ * as stap sets it on itself. */
+static void set_rlimit(int opt, const char *arg)
+{
+	static const struct { int opt, resource; const char *name; } limits[] = {
+		{ OPT_RLIMIT_AS, RLIMIT_AS, "--rlimit-as" },
+		{ OPT_RLIMIT_CPU, RLIMIT_CPU, "--rlimit-cpu" },
+		{ OPT_RLIMIT_NPROC, RLIMIT_NPROC, "--rlimit-nproc" },
+		{ OPT_RLIMIT_STACK, RLIMIT_STACK, "--rlimit-stack" },
+		{ OPT_RLIMIT_FSIZE, RLIMIT_FSIZE, "--rlimit-fsize" },
+	};
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		struct rlimit r;
+
+		if (limits[i].opt != opt)
+			continue;
+		r.rlim_cur = r.rlim_max = (rlim_t)parse_count(arg, 0, LONG_MAX, limits[i].name,
+							      "limit");
+		if (setrlimit(limits[i].resource, &r) != 0) {
+			fprintf(stderr, "Unable to set resource limits for %s: %s\n",
+				limits[i].name, strerror(errno));
+			exit(1);
+		}
+	}
+}
+
+/* --modinfo NAME=VALUE: a MODULE_INFO(NAME, "VALUE") of the module; NAME a C name. */
+static void check_modinfo(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!n || !(isalpha((unsigned char)arg[0]) || arg[0] == '_') ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+		usage_error("invalid --modinfo '%s': expected NAME=VALUE, NAME of letters, digits "
+			    "and '_'", arg);
+}
+
+/* -a ARCH: the architecture to build for; stapler builds for x86_64 alone. */
+static void check_architecture(const char *arch)
+{
+	if (strcmp(arch, "x86_64") != 0)
+		usage_error("architecture '%s' is not supported: stapler builds modules for "
+			    "x86_64 only", arch);
 }
 
 /* --privilege=LEVEL, --unprivileged (stapusr): once only */
@@ -581,6 +651,26 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 	case OPT_PROLOGUE_SEARCHING:
 		s->prologue_searching = parse_prologue_searching(optarg);
 		break;
+	case 'P':	/* --prologue-searching=always */
+		s->prologue_searching = parse_prologue_searching("always");
+		break;
+	case 'a':
+		check_architecture(optarg);
+		break;
+	case 'E':	/* run beside the main script */
+		strlist_add(&s->extra_scripts, optarg);
+		break;
+	case OPT_MODINFO:
+		check_modinfo(optarg);
+		strlist_add(&s->modinfo, optarg);
+		break;
+	case OPT_RLIMIT_AS:
+	case OPT_RLIMIT_CPU:
+	case OPT_RLIMIT_NPROC:
+	case OPT_RLIMIT_STACK:
+	case OPT_RLIMIT_FSIZE:
+		set_rlimit(opt, optarg);
+		break;
 	case 'd':	/* a path names a program; anything else a kernel module */
 		strlist_add(strchr(optarg, '/') ? &s->symbol_programs : &s->symbol_modules,
 			    optarg);
@@ -692,7 +782,7 @@ void parse_options(struct session *s, int argc, char **argv)
 	s->tmpdir_parent = "/tmp";
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
 		s->tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:I:D:B:R:r:m:kguwWto:c:x:G:l:L:s:bS:T:Fd:",
+	while ((opt = getopt_long(argc, argv, "hVvp:e:E:I:D:B:R:r:m:kguwWto:c:x:G:l:L:s:bS:T:Fd:Pa:",
 				  long_options, NULL)) != -1) {
 		bool *flag = flag_option(s, opt);
 		const char **text = text_option(s, opt);

@@ -579,6 +579,8 @@ struct session {
 	bool flight_recorder;		/* -F: staprun -L, or -D with -o */
 	bool vm;			/* --vm: pass 5 in the disposable guest (stap-vm) */
 	struct strlist global_settings;	/* -G var=value */
+	struct strlist extra_scripts;	/* -E SCRIPT: run beside the main one */
+	struct strlist modinfo;		/* --modinfo NAME=VALUE */
 	const char *list_pattern;	/* -l / -L */
 	enum { DUMP_NONE, DUMP_PROBE_TYPES, DUMP_PROBE_ALIASES, DUMP_FUNCTIONS } dump;
 	bool list_locals;		/* -L */

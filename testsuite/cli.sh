@@ -35,6 +35,29 @@ for refused in "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
 		"$STAP" "${words[@]}" -e "$hello"
 done
 
+# -E scripts beside the main one; --modinfo; -a; -P; the stap process's own limits
+expect "-E adds a script's functions and probes to the main one" 0 \
+	'(?s)f:unknown \(\).*\nbegin /\* <- begin \*/\nend /\* <- end \*/' \
+	"$STAP" -p2 -e 'probe begin { f() }' -E 'function f() { println("E") }' -E 'probe end { f() }'
+expect "-E scripts are named <-E N> in messages" 1 'saw: operator .\}. at <-E 2>:1:19' \
+	"$STAP" -p2 -e 'probe begin { println(1) }' -E 'probe end { }' -E 'probe begin { x = }'
+expect "-l lists the aliases of -E scripts" 0 '^my\.alias$' \
+	"$STAP" -l 'my.*' -E 'probe my.alias = begin { }'
+expect "--modinfo adds MODULE_INFO entries to the module" 0 \
+	'(?s)MODULE_INFO\(supported, "yes"\);\nMODULE_INFO\(note, "a \\"b\\""\);' \
+	"$STAP" -p3 --modinfo supported=yes --modinfo 'note=a "b"' -e "$hello"
+expect "--modinfo needs NAME=VALUE" 1 "invalid --modinfo 'no-name=1'" \
+	"$STAP" -p3 --modinfo no-name=1 -e "$hello"
+expect "-a x86_64 and -P are accepted" 0 '^begin /\* <- begin \*/' \
+	"$STAP" -p2 -a x86_64 -P -e "$hello"
+expect "-a of another architecture is refused" 1 \
+	"architecture 'arm64' is not supported: stapler builds modules for x86_64 only" \
+	"$STAP" -p2 -a arm64 -e "$hello"
+expect "--rlimit-cpu and --rlimit-nproc limit stap itself" 0 '^begin /\* <- begin \*/' \
+	"$STAP" -p2 --rlimit-cpu=100 --rlimit-nproc=1000 -e "$hello"
+expect "a pass beyond --rlimit-as fails cleanly" 1 '^ERROR: out of memory' \
+	"$STAP" -p2 --rlimit-as=1000000 -e "$hello"
+
 # what the translator and its library offer, as stap lists it
 expect "--dump-probe-types lists the families' forms" 0 \
 	'(?s)^begin\nbegin\(number\)\n.*\nkernel\.function\(string\)\.return\.maxactive\(number\)\n.*\nperf\.type\(number\)\.config\(number\)\.hz\(number\)\n.*\ntimer\.s\(number\)\n' \

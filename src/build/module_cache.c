@@ -159,6 +159,8 @@ char *cache_key(struct session *s, struct program *prog, const char *script_name
 	hash_string(&h, script_name);
 	hash_string(&h, script_text);
 	hash_strlist(&h, "args", &s->script_args);
+	hash_strlist(&h, "-E", &s->extra_scripts);
+	hash_strlist(&h, "--modinfo", &s->modinfo);
 	if (f) {
 		dump_program(f, prog, true);
 		fclose(f);

@@ -510,6 +510,13 @@ char *translate(struct session *s, struct program *prog)
 	if (klines)	/* runtime/klines.c */
 		emit(&e, "#define STP_KLINES 1\n");
 	emit(&e, "#include \"runtime.h\"\n\n");
+	for (int i = 0; i < s->modinfo.count; i++) {	/* --modinfo NAME=VALUE */
+		const char *arg = s->modinfo.items[i], *value = strchr(arg, '=') + 1;
+		char *quoted = c_string(value);
+
+		emit(&e, "MODULE_INFO(%.*s, %s);\n", (int)(value - 1 - arg), arg, quoted);
+		free(quoted);
+	}
 	if (klines)
 		kernel_lines_emit(&e, s);
 	emit(&e, "/* embedded C reaches the probe's context as CONTEXT */\n#define CONTEXT c\n\n");
