@@ -83,7 +83,7 @@ static __maybe_unused char *stp_kept_string(struct context *c, size_t offset)
 
 /* SIZE (1, 2, 4, 8) bytes at ADDR of the kernel (or USER: of the probed process),
  * zero-extended; 0 and a soft error if it faults (a user page not resident counts: a
- * handler may not wait for it). */
+ * handler may not wait for it); 0 alone with --skip-badvars. */
 static u64 stp_deref(struct context *c, u64 addr, int size, bool user)
 {
 	u64 value = 0;
@@ -97,9 +97,14 @@ static u64 stp_deref(struct context *c, u64 addr, int size, bool user)
 	}
 	rc = user ? stp_read_user(NULL, &value, (unsigned long)addr, size) :	/* little */
 		    stp_read_kernel(NULL, &value, (unsigned long)addr, size);	/* endian */
+#ifdef STP_SKIP_BADVARS	/* --skip-badvars: a context variable that cannot be read is 0 */
+	if (rc != 0)
+		return 0;
+#else
 	if (rc != 0)
 		stp_soft_error(c, "%sread fault [man error::fault] at 0x%llx", user ? "user " : "",
 			       addr);
+#endif
 	return value;
 }
 

@@ -97,6 +97,9 @@ static const char usage_text[] =
 "                 pid; without, load the probes, start them and detach\n"
 "                 (staprun -A MODULE attaches again)\n"
 "   -P            --prologue-searching=always\n"
+"   --skip-badvars\n"
+"                 a context variable ($name) that does not resolve is 0, with a\n"
+"                 warning; one that faults when read is 0, without an error\n"
 "   --prologue-searching[=WHEN]\n"
 "                 where function probes go: after the prologue (always, the\n"
 "                 default WHEN), at the entry (never), or after the prologue only\n"
@@ -172,6 +175,7 @@ enum long_only_options {
 	OPT_RLIMIT_NPROC,
 	OPT_RLIMIT_STACK,
 	OPT_RLIMIT_FSIZE,
+	OPT_SKIP_BADVARS,
 };
 
 static const struct option long_options[] = {
@@ -208,6 +212,7 @@ static const struct option long_options[] = {
 	{ "rlimit-nproc", required_argument, NULL, OPT_RLIMIT_NPROC },
 	{ "rlimit-stack", required_argument, NULL, OPT_RLIMIT_STACK },
 	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
+	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -659,6 +664,10 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		break;
 	case 'E':	/* run beside the main script */
 		strlist_add(&s->extra_scripts, optarg);
+		break;
+	case OPT_SKIP_BADVARS:	/* pass 2 makes them 0; the runtime reads faults as 0 */
+		s->skip_badvars = true;
+		strlist_add(&s->defines, "STP_SKIP_BADVARS");
 		break;
 	case OPT_MODINFO:
 		check_modinfo(optarg);

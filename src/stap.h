@@ -541,6 +541,7 @@ struct session {
 	int verbose[5];			/* -v / --vp, per pass */
 	bool guru;			/* -g */
 	bool unoptimized;		/* -u */
+	bool skip_badvars;		/* --skip-badvars: a $var that does not resolve is 0 */
 	bool suppress_warnings;		/* -w */
 	bool warnings_as_errors;	/* -W */
 	bool keep_tmpdir;		/* -k */

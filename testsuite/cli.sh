@@ -58,6 +58,10 @@ expect "--rlimit-cpu and --rlimit-nproc limit stap itself" 0 '^begin /\* <- begi
 expect "a pass beyond --rlimit-as fails cleanly" 1 '^ERROR: out of memory' \
 	"$STAP" -p2 --rlimit-as=1000000 -e "$hello"
 
+expect "--skip-badvars makes an unresolved \$var 0, with stap's warning" 0 \
+	'(?s)^WARNING: Bad \$context variable being substituted with literal 0: identifier .\$nosuch. at <input>:1:42\n.*\nprocfs\("x"\)\.read' \
+	"$STAP" -p2 --skip-badvars -e 'probe procfs("x").read { $value = sprint($nosuch) }'
+
 # what the translator and its library offer, as stap lists it
 expect "--dump-probe-types lists the families' forms" 0 \
 	'(?s)^begin\nbegin\(number\)\n.*\nkernel\.function\(string\)\.return\.maxactive\(number\)\n.*\nperf\.type\(number\)\.config\(number\)\.hz\(number\)\n.*\ntimer\.s\(number\)\n' \

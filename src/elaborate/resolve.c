@@ -282,13 +282,22 @@ static bool resolve_target_node(struct elaborator *el, struct scope *sc, struct 
 		resolve(el, sc, c->index);
 	if (target_available(sc, n) || n->access)
 		return true;	/* procfs's $value; or made already ($var$'s members) */
+	written = *n;	/* what the warning below shows, even of a $$parms made an sprintf() */
+	/* --skip-badvars: one that does not resolve is 0 (asked quietly, then warned of) */
+	r = dp && dp->family->resolve_target ?
+	    dp->family->resolve_target(el, dp, n, quiet || el->session->skip_badvars) :
+	    TARGET_UNRESOLVED;
+	if (r == TARGET_UNRESOLVED && el->session->skip_badvars && !quiet) {
+		semantic_warning(el, n->tok, "Bad $context variable being substituted with "
+				 "literal 0");
+		*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .next = n->next };
+		return true;
+	}
 	if (!dp || !dp->family->resolve_target) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved target-symbol expression");
 		return false;
 	}
-	written = *n;	/* what the warning below shows, even of a $$parms made an sprintf() */
-	r = dp->family->resolve_target(el, dp, n, quiet);
 	if (r != TARGET_UNRESOLVED && n->kind != ND_TARGET)
 		resolve(el, sc, n);	/* rewritten: $var$ and $$vars are sprintf()s */
 	if (r == TARGET_AT_ENTRY && !sc->in_entry && !quiet) {
