@@ -71,11 +71,12 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkglibexecdir) \
 		$(DESTDIR)$(pkgdatadir)/runtime $(DESTDIR)$(pkgdatadir)/runtime/autoconf \
-		$(DESTDIR)$(pkgdatadir)/tapset \
+		$(DESTDIR)$(pkgdatadir)/tapset $(DESTDIR)$(pkgdatadir)/examples \
 		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
 	install -m 755 stap staprun/staprun $(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
+	install -m 644 examples/*.stp $(DESTDIR)$(pkgdatadir)/examples
 	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
 		staprun/stap-vm >$(DESTDIR)$(pkglibexecdir)/stap-vm
 	chmod 755 $(DESTDIR)$(pkglibexecdir)/stap-vm

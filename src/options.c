@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #ifndef PKGDATADIR
 #define PKGDATADIR "/usr/local/share/stapler"
@@ -39,7 +40,8 @@ static const char usage_text[] =
 "\n"
 "ARGS are available to the script as $1 .. $N (tokens) and @1 .. @N (strings).\n"
 "\n"
-"Options (those marked * are not implemented yet and are refused):\n"
+"Options (those marked * are not implemented yet and are refused; $SYSTEMTAP_DIR/rc's\n"
+"come first):\n"
 "   --            end of options; the rest are the script and its arguments\n"
 "   -h, --help    show this help\n"
 "   -V, --version show the version\n"
@@ -50,6 +52,7 @@ static const char usage_text[] =
 "                 pass 4 copies the module to the current folder and prints its name\n"
 "   -e SCRIPT     run the given script instead of a file\n"
 "   -E SCRIPT     run SCRIPT too, beside the main one (also with -l/-L); repeatable\n"
+"   --example     FILE names an example script (ours, then SystemTap's)\n"
 "   -I DIR        look for tapset scripts in DIR too; repeatable\n"
 "   -D NM=VAL     define a C macro for the module, e.g. -D MAXACTION=5000\n"
 "   -B NM=VAL     pass an option to the kernel's kbuild make\n"
@@ -176,6 +179,7 @@ enum long_only_options {
 	OPT_RLIMIT_STACK,
 	OPT_RLIMIT_FSIZE,
 	OPT_SKIP_BADVARS,
+	OPT_EXAMPLE,
 };
 
 static const struct option long_options[] = {
@@ -213,6 +217,7 @@ static const struct option long_options[] = {
 	{ "rlimit-stack", required_argument, NULL, OPT_RLIMIT_STACK },
 	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
 	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+	{ "example", no_argument, NULL, OPT_EXAMPLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -529,6 +534,7 @@ static void check_switch_option(const char *arg)
 
 /* What the options leave for after all of them are read. */
 struct cli_state {
+	bool example;			/* --example: FILE names one of the example scripts */
 	const char *r_option;		/* -r, else the default kernel */
 	const char *colour_when;	/* --color's WHEN; NULL: auto */
 	bool clean_cache;		/* --clean-cache */
@@ -665,6 +671,9 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 	case 'E':	/* run beside the main script */
 		strlist_add(&s->extra_scripts, optarg);
 		break;
+	case OPT_EXAMPLE:	/* the script's name is an example's */
+		cli->example = true;
+		break;
 	case OPT_SKIP_BADVARS:	/* pass 2 makes them 0; the runtime reads faults as 0 */
 		s->skip_badvars = true;
 		strlist_add(&s->defines, "STP_SKIP_BADVARS");
@@ -782,11 +791,76 @@ static void find_installation(struct session *s, const char *r_option)
 	choose_kernel(s, r_option);
 }
 
+/*
+ * The options of $SYSTEMTAP_DIR/rc ($HOME/.systemtap/rc), read before the command line's:
+ * ARGV with them after its first word, split as the shell splits words (no command
+ * substitution); ARGV itself when there is no such file.
+ */
+static char **options_with_rc(int *argc, char **argv)
+{
+	const char *dir = getenv("SYSTEMTAP_DIR");
+	char *home = NULL, *path, *text;
+	wordexp_t words;
+	char **all;
+
+	if (!dir || !*dir)
+		dir = home = xasprintf("%s/.systemtap", user_home());
+	path = xasprintf("%s/rc", dir);
+	text = read_file(path, NULL);
+	free(home);
+	if (!text) {
+		free(path);
+		return argv;
+	}
+	for (char *c = text; *c; c++)	/* lines are words too (wordexp refuses newlines) */
+		if (*c == '\n')
+			*c = ' ';
+	if (wordexp(text, &words, WRDE_NOCMD) != 0) {
+		fprintf(stderr, "ERROR: cannot read the options of %s: not words a shell would "
+			"split\n", path);
+		exit(1);
+	}
+	all = xcalloc(*argc + words.we_wordc + 1, sizeof(*all));
+	all[0] = argv[0];
+	for (size_t i = 0; i < words.we_wordc; i++)
+		all[1 + i] = xstrdup(words.we_wordv[i]);
+	for (int i = 1; i < *argc; i++)
+		all[words.we_wordc + i] = argv[i];
+	*argc += (int)words.we_wordc;
+	wordfree(&words);
+	free(text);
+	free(path);
+	return all;
+}
+
+/* --example NAME: the example script NAME, found in our examples, then in SystemTap's
+ * (systemtap-doc's), in their subfolders too. */
+static const char *find_example(const char *name)
+{
+	const char *dirs[] = { NULL, PKGDATADIR "/examples", "/usr/share/systemtap/examples" };
+	char *exe_dir = dir_of_executable();
+	char *found = NULL;
+
+	if (exe_dir)
+		dirs[0] = xasprintf("%s/examples", exe_dir);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !found; i++)
+		if (dirs[i])
+			found = find_file_under(dirs[i], name);
+	free(exe_dir);
+	if (!found) {
+		fprintf(stderr, "Example '%s' was not found under '%s' nor '%s'\n", name,
+			dirs[0] ? dirs[0] : dirs[1], dirs[2]);	/* stap's words, our folders */
+		exit(1);
+	}
+	return found;
+}
+
 void parse_options(struct session *s, int argc, char **argv)
 {
 	struct cli_state cli = { 0 };
 	int opt;
 
+	argv = options_with_rc(&argc, argv);
 	s->last_pass = 5;
 	s->tmpdir_parent = "/tmp";
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
@@ -812,6 +886,8 @@ void parse_options(struct session *s, int argc, char **argv)
 		if (optind >= argc)
 			usage_error("a script file or -e SCRIPT is needed");
 		s->script_file = argv[optind++];
+		if (cli.example)
+			s->script_file = find_example(s->script_file);
 	}
 	for (; optind < argc; optind++)
 		strlist_add(&s->script_args, argv[optind]);

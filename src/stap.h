@@ -63,6 +63,7 @@ int write_file(const char *path, const char *data, size_t len);
 bool is_dir(const char *path);
 bool is_file(const char *path);
 char *dir_of_executable(void);
+char *find_file_under(const char *dir, const char *name);
 uint64_t hash64(const void *data, size_t len, uint64_t seed);
 int edit_distance(const char *a, const char *b);
 /* " (similar: a, b)" listing the closest of NAMES to NAME, or "" */

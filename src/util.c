@@ -278,6 +278,42 @@ bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* DIR/NAME when NAME has a slash, else the first file named NAME in DIR or its subfolders
+ * (in name order, a folder's files before its subfolders), or NULL. */
+char *find_file_under(const char *dir, const char *name)
+{
+	struct dirent **entries;
+	char *found = NULL, *path;
+	int n;
+
+	if (strchr(name, '/')) {
+		path = xasprintf("%s/%s", dir, name);
+		if (is_file(path))
+			return path;
+		free(path);
+		return NULL;
+	}
+	n = scandir(dir, &entries, NULL, alphasort);
+	for (int pass = 0; pass < 2; pass++)	/* the files, then the subfolders */
+		for (int i = 0; i < n && !found; i++) {
+			const char *e = entries[i]->d_name;
+
+			if (e[0] == '.')
+				continue;
+			path = xasprintf("%s/%s", dir, e);
+			if (pass == 0 && strcmp(e, name) == 0 && is_file(path))
+				found = xstrdup(path);
+			else if (pass == 1 && is_dir(path))
+				found = find_file_under(path, name);
+			free(path);
+		}
+	for (int i = 0; i < n; i++)
+		free(entries[i]);
+	if (n >= 0)
+		free(entries);
+	return found;
+}
+
 /* The folder holding the running program, to find runtime/ and tapset/ in a build tree. */
 char *dir_of_executable(void)
 {

@@ -62,6 +62,31 @@ expect "--skip-badvars makes an unresolved \$var 0, with stap's warning" 0 \
 	'(?s)^WARNING: Bad \$context variable being substituted with literal 0: identifier .\$nosuch. at <input>:1:42\n.*\nprocfs\("x"\)\.read' \
 	"$STAP" -p2 --skip-badvars -e 'probe procfs("x").read { $value = sprint($nosuch) }'
 
+# $SYSTEMTAP_DIR/rc: options read before the command line's
+rcdir=$work/rcdir
+mkdir -p "$rcdir"
+printf -- '-p2\n-w\n' >"$rcdir/rc"
+expect "\$SYSTEMTAP_DIR/rc's options come first" 0 '(?s)^# probes\nbegin /\* <- begin \*/\n$' \
+	env SYSTEMTAP_DIR="$rcdir" "$STAP" -e 'probe begin { println(1) }'
+expect "the command line's options follow the rc file's" 0 '^# parse tree dump' \
+	env SYSTEMTAP_DIR="$rcdir" "$STAP" -p1 -e 'probe begin { println(1) }'
+printf "'unterminated\n" >"$rcdir/rc"
+expect "an rc file a shell could not split is an error" 1 \
+	"^ERROR: cannot read the options of $rcdir/rc" \
+	env SYSTEMTAP_DIR="$rcdir" "$STAP" -p2 -e 'probe begin { println(1) }'
+
+# --example NAME: ours (examples/), then SystemTap's (systemtap-doc)
+expect "--example finds our example scripts" 0 "(?s)^# parse tree dump\n# file $top/examples/hello\.stp\n" \
+	"$STAP" -p1 --example hello.stp
+if [ -d /usr/share/systemtap/examples ]; then
+	expect "--example finds SystemTap's examples in their subfolders" 0 \
+		'^# file /usr/share/systemtap/examples/general/helloworld\.stp$' \
+		"$STAP" -p1 --example helloworld.stp
+fi
+expect "--example of no example says where it looked" 1 \
+	"^Example 'nosuch\.stp' was not found under '$top/examples' nor '/usr/share/systemtap/examples'" \
+	"$STAP" -p2 --example nosuch.stp
+
 # what the translator and its library offer, as stap lists it
 expect "--dump-probe-types lists the families' forms" 0 \
 	'(?s)^begin\nbegin\(number\)\n.*\nkernel\.function\(string\)\.return\.maxactive\(number\)\n.*\nperf\.type\(number\)\.config\(number\)\.hz\(number\)\n.*\ntimer\.s\(number\)\n' \
