@@ -74,7 +74,7 @@ install: all
 		$(DESTDIR)$(pkgdatadir)/tapset $(DESTDIR)$(pkgdatadir)/examples \
 		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
-	install -m 755 stap staprun/staprun $(DESTDIR)$(bindir)
+	install -m 755 stap staprun/staprun tools/stap-prep tools/stap-report $(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
 	install -m 644 examples/*.stp $(DESTDIR)$(pkgdatadir)/examples
 	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
@@ -99,7 +99,8 @@ install: all
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun $(DESTDIR)$(bindir)/stap-vm
+	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun $(DESTDIR)$(bindir)/stap-vm \
+		$(DESTDIR)$(bindir)/stap-prep $(DESTDIR)$(bindir)/stap-report
 	rm -rf $(DESTDIR)$(pkglibexecdir) $(DESTDIR)$(pkgdatadir)
 	for f in man/*; do rm -f "$(DESTDIR)$(mandir)"/man*/"$${f#man/}"; done
 

@@ -87,6 +87,19 @@ expect "--example of no example says where it looked" 1 \
 	"^Example 'nosuch\.stp' was not found under '$top/examples' nor '/usr/share/systemtap/examples'" \
 	"$STAP" -p2 --example nosuch.stp
 
+# stap-prep and stap-report (tools/)
+rel=$("$top/testsuite/vm/reference-release")
+expect "stap-prep -n says the reference kernel is ready" 0 "^stap-prep: kernel $rel is ready" \
+	"$top/tools/stap-prep" -n "$rel"
+expect "stap-prep -n names the packages a kernel lacks" 1 \
+	'^Please install linux-headers-9\.9\.9-none linux-image-9\.9\.9-none-dbg$' \
+	"$top/tools/stap-prep" -n 9.9.9-none
+expect "stap-prep refuses an unknown option" 2 '^usage: stap-prep \[-n\] \[KERNEL_RELEASE\]' \
+	"$top/tools/stap-prep" -x
+expect "stap-report prints its sections" 0 \
+	'(?s)^== id ==\nuid=.*\n== .*stap -V ==\nStapler translator/driver.*\n== uname -a ==\n.*\n== the installed packages stap uses \(dpkg-query\) ==\n' \
+	env PATH="$(dirname "$STAP"):$PATH" "$top/tools/stap-report"
+
 # what the translator and its library offer, as stap lists it
 expect "--dump-probe-types lists the families' forms" 0 \
 	'(?s)^begin\nbegin\(number\)\n.*\nkernel\.function\(string\)\.return\.maxactive\(number\)\n.*\nperf\.type\(number\)\.config\(number\)\.hz\(number\)\n.*\ntimer\.s\(number\)\n' \
