@@ -89,6 +89,9 @@ static const char usage_text[] =
 "   --ldd         add the shared libraries the probed and -d programs need\n"
 "   --sysroot DIR the target's files are under DIR: process(\"/usr/bin/x\") reads\n"
 "                 DIR/usr/bin/x here, and probes /usr/bin/x where the module runs\n"
+"   --sysenv=VAR=VALUE\n"
+"                 the target's VAR: its PATH finds process(\"NAME\") (under --sysroot),\n"
+"                 its LD_LIBRARY_PATH the libraries .library(\"NAME\") names\n"
 "   --all-modules symbol data for every loaded kernel module: always so in stapler\n"
 "   -l PROBE      list the probe points matching PROBE (wildcards, aliases)\n"
 "   -L PROBE      list them with the variables their handlers have\n"
@@ -180,6 +183,7 @@ enum long_only_options {
 	OPT_RLIMIT_FSIZE,
 	OPT_SKIP_BADVARS,
 	OPT_EXAMPLE,
+	OPT_SYSENV,
 };
 
 static const struct option long_options[] = {
@@ -218,6 +222,7 @@ static const struct option long_options[] = {
 	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
 	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 	{ "example", no_argument, NULL, OPT_EXAMPLE },
+	{ "sysenv", required_argument, NULL, OPT_SYSENV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -698,6 +703,11 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 			usage_error("Invalid --sysroot '%s' (should be an absolute path).",
 				    optarg);
 		s->sysroot = optarg;
+		break;
+	case OPT_SYSENV:	/* the target's environment: PATH, LD_LIBRARY_PATH */
+		if (!strchr(optarg, '=') || optarg[0] == '=')
+			usage_error("Invalid --sysenv '%s' (should be VAR=VALUE).", optarg);
+		strlist_add(&s->sysenv, optarg);
 		break;
 	case OPT_COLOUR:	/* --color alone is always */
 		cli->colour_when = optarg ? optarg : "always";

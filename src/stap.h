@@ -64,6 +64,8 @@ bool is_dir(const char *path);
 bool is_file(const char *path);
 char *dir_of_executable(void);
 char *find_file_under(const char *dir, const char *name);
+/* VAR of the target's environment: --sysenv's value, else this process's; NULL if unset */
+const char *target_env(const struct session *s, const char *var);
 uint64_t hash64(const void *data, size_t len, uint64_t seed);
 int edit_distance(const char *a, const char *b);
 /* " (similar: a, b)" listing the closest of NAMES to NAME, or "" */
@@ -559,6 +561,7 @@ struct session {
 	const char *privilege;		/* --privilege: "stapusr", "stapsys"; NULL: stapdev */
 	int prologue_searching;		/* --prologue-searching: enum dw_prologue (auto) */
 	const char *sysroot;		/* --sysroot: where the target's programs are */
+	struct strlist sysenv;		/* --sysenv=VAR=VALUE: the target's environment */
 	bool use_btf;			/* --btf: the kernel's BTF rather than its DWARF */
 	bool sign_module;		/* --sign-module */
 

@@ -314,6 +314,16 @@ char *find_file_under(const char *dir, const char *name)
 	return found;
 }
 
+const char *target_env(const struct session *s, const char *var)
+{
+	size_t n = strlen(var);
+
+	for (int i = s->sysenv.count - 1; i >= 0; i--)	/* the last one given wins */
+		if (strncmp(s->sysenv.items[i], var, n) == 0 && s->sysenv.items[i][n] == '=')
+			return s->sysenv.items[i] + n + 1;
+	return getenv(var);
+}
+
 /* The folder holding the running program, to find runtime/ and tapset/ in a build tree. */
 char *dir_of_executable(void)
 {

@@ -87,6 +87,17 @@ expect "--example of no example says where it looked" 1 \
 	"^Example 'nosuch\.stp' was not found under '$top/examples' nor '/usr/share/systemtap/examples'" \
 	"$STAP" -p2 --example nosuch.stp
 
+# --sysenv: the target's PATH finds a program named without a slash under --sysroot
+sr=$work/sysenv-root
+mkdir -p "$sr/opt/bin" && cp /bin/true "$sr/opt/bin/mytrue"
+expect "--sysenv=PATH= finds process(\"NAME\") in the target's PATH" 0 \
+	'^process\("/opt/bin/mytrue"\)\.begin /\* <- process\("mytrue"\)\.begin \*/$' \
+	"$STAP" --sysroot="$sr" --sysenv=PATH=/opt/bin -p2 -e 'probe process("mytrue").begin { println(1) }'
+expect "without it, this process's PATH" 1 "cannot find executable 'mytrue' in PATH" \
+	"$STAP" --sysroot="$sr" -p2 -e 'probe process("mytrue").begin { println(1) }'
+expect "--sysenv needs VAR=VALUE" 1 "Invalid --sysenv 'PATH' \(should be VAR=VALUE\)" \
+	"$STAP" --sysenv=PATH -p2 -e "$hello"
+
 # stap-prep and stap-report (tools/)
 rel=$("$top/testsuite/vm/reference-release")
 expect "stap-prep -n says the reference kernel is ready" 0 "^stap-prep: kernel $rel is ready" \

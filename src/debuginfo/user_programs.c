@@ -86,7 +86,7 @@ static bool find_program(struct session *s, const char *path, char **target, cha
 		}
 		candidate = xasprintf("%s/%s", cwd, path);
 	} else {	/* as a shell finds a command */
-		const char *dirs = getenv("PATH");
+		const char *dirs = target_env(s, "PATH");
 		char *copy = xstrdup(dirs && *dirs ? dirs : "/usr/bin:/bin"), *save = NULL;
 
 		for (char *d = strtok_r(copy, ":", &save); d && !candidate;
@@ -266,6 +266,13 @@ int program_libraries(struct session *s, const char *file, const char *pattern,
 	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
 	if (elf)
 		dynamic_needs(elf, &needed, &runpath);
+	if (target_env(s, "LD_LIBRARY_PATH")) {	/* the loader's: first, but for a DT_RPATH */
+		char *copy = xstrdup(target_env(s, "LD_LIBRARY_PATH")), *save = NULL;
+
+		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+			strlist_add(&dirs, d);
+		free(copy);
+	}
 	if (runpath) {
 		char *save = NULL;
 
