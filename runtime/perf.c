@@ -31,8 +31,8 @@
  * Unregistering: new attach requests are refused (stp_perf_stopping, under stp_perf_lock),
  * the task_works not run yet are taken back with task_work_cancel() (which the process
  * family found: our begin probes are its), the running ones waited for
- * (stp_perf_outstanding; the process family's unregistering, after ours, waits with
- * synchronize_rcu_tasks() for the tails of their code), then every event is released
+ * (stp_perf_outstanding, then synchronize_rcu_tasks() for the tails of their code), then
+ * every event is released
  * (perf_event_release_kernel(): an event removed from its context runs no handler after).
  * Each per-task event holds a reference on its task (which @perf compares with current)
  * until then.
@@ -81,6 +81,7 @@ static DEFINE_RAW_SPINLOCK(stp_perf_lock);
 static LIST_HEAD(stp_perf_requests);
 static bool stp_perf_stopping;
 static atomic_t stp_perf_outstanding = ATOMIC_INIT(0);	/* requests queued or running */
+static bool stp_perf_queued_any;	/* a request was queued this session */
 static DECLARE_WAIT_QUEUE_HEAD(stp_perf_wq);
 
 static void stp_perf_hit(struct perf_event *event, struct perf_sample_data *data,
@@ -208,6 +209,7 @@ static __maybe_unused void stp_perf_attach(int id)
 	if (!stopping) {
 		list_add_tail(&r->node, &stp_perf_requests);
 		atomic_inc(&stp_perf_outstanding);
+		stp_perf_queued_any = true;
 	}
 	raw_spin_unlock_irqrestore(&stp_perf_lock, flags);
 	if (stopping) {
@@ -255,6 +257,11 @@ static void stp_perf_requests_drain(void)
 			stp_perf_request_done(r);
 	}
 	wait_event(stp_perf_wq, atomic_read(&stp_perf_outstanding) == 0);
+	/* a task that counted down may still be in the tail of stp_perf_attach_run(); it
+	 * does not sleep there, so it is not quiescent for RCU Tasks until it has left */
+	if (stp_perf_queued_any)
+		synchronize_rcu_tasks();
+	stp_perf_queued_any = false;
 }
 
 /* The count of EVENT, which counts the current task: brought up to date first when it is
