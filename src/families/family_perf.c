@@ -101,27 +101,26 @@ bool perf_counter_defined(struct elaborator *el, const char *name)
  * the probes of one program, which share their attach_id. */
 static void add_attach_probes(struct elaborator *el, struct perf_probe *p)
 {
-	struct source_file *src = xcalloc(1, sizeof(*src));
+	struct source_file *src;
 	struct stapfile *file;
-	char *quoted = c_string(p->process);
+	char *quoted;
 	int errors = 0;
 
-	/* one set of begin probes per program, for all of its probes */
 	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
 		struct perf_probe *other = dp->data;
 
 		if (dp->family != &perf_family || !other->process)
 			continue;
 		if (strcmp(other->process, p->process) == 0) {
-			p->attach_id = other->attach_id;
-			free(quoted);
-			free(src);
+			p->attach_id = other->attach_id;	/* its set counts for both */
 			return;
 		}
 		if (other->attach_id > p->attach_id)
 			p->attach_id = other->attach_id;
 	}
 	p->attach_id++;
+	src = xcalloc(1, sizeof(*src));
+	quoted = c_string(p->process);
 	src->name = xasprintf("<perf.process(%s)>", quoted);
 	src->text = xasprintf("probe process(%s).begin, process(%s).thread.begin "
 			      "{ __perf_attach(%d) }\n", quoted, quoted, p->attach_id);
