@@ -928,14 +928,6 @@ static void resolve_conditions(struct elaborator *el)
 
 /* The handlers, then the functions they call, then those these call...: stap's order,
  * which is the order of the globals in -p2's output. */
-void resolve_every_function(struct elaborator *el)
-{
-	for (struct stapfile *file = el->prog->files; file; file = file->next)
-		for (struct function *f = file->functions; f; f = f->next)
-			use_function(el, f);
-	resolve_program(el);
-}
-
 void resolve_program(struct elaborator *el)
 {
 	struct function **next = &el->prog->functions;
@@ -962,4 +954,13 @@ void resolve_program(struct elaborator *el)
 	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
 		if (g->init)
 			g->written = true;
+}
+
+/* --dump-functions: every function of the program's files used, then resolved. */
+void resolve_every_function(struct elaborator *el)
+{
+	for (struct stapfile *file = el->prog->files; file; file = file->next)
+		for (struct function *f = file->functions; f; f = f->next)
+			use_function(el, f);
+	resolve_program(el);
 }
