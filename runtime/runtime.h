@@ -37,6 +37,7 @@
  *   procfs.c      procfs.* probes: files under /proc/systemtap/MODULE
  *   regex.c       str =~ "re": the automata pass 3 compiled, run on a string
  *   module.c      module init/exit and the control commands
+ *   embedded.h    what stap's documentation gives embedded C: kread(), kwrite(), CATCH_DEREF_FAULT()
  *
  * map.c, stat.c, format.c, strings.c, arith.c and regex.c use nothing of the kernel beyond what
  * testsuite/unit/shim.h provides, so they are unit-tested in user space.
@@ -274,6 +275,7 @@ static __maybe_unused s64 stp_divide(struct context *c, s64 a, s64 b, const char
 static __maybe_unused s64 stp_modulo(struct context *c, s64 a, s64 b, const char *where);
 static __maybe_unused s64 stp_shift_left(s64 a, s64 n);
 static __maybe_unused s64 stp_shift_right(s64 a, s64 n);
+static __maybe_unused s64 stp_shift_right_logical(s64 a, s64 n);
 
 /* memory.c: 0, or -EFAULT after a soft error "read fault [man error::fault] at 0x..." in C */
 static __maybe_unused int stp_read_kernel(struct context *c, void *dst, unsigned long addr,
@@ -369,6 +371,7 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #include "perf.c"
 #include "procfs.c"
 #include "module.c"
+#include "embedded.h"	/* last: macros for embedded C only */
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("stapler script module");

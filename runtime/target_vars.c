@@ -202,11 +202,21 @@ static __maybe_unused s64 stp_user_read(struct context *c, u64 addr, int size, i
 				 bit_size);
 }
 
-/* SIZE bytes of VALUE to kernel ADDR, or a soft error: read-only memory, a bad address. */
-static int stp_write_kernel(struct context *c, u64 addr, int size, u64 value)
+/*
+ * SIZE (1, 2, 4, 8) bytes of VALUE to the kernel's ADDR: 0, or -EFAULT/-EINVAL, quietly.
+ * The bytes must be readable first: x86 oopses on a kernel-mode store to a user or
+ * non-canonical address before it looks for an exception table entry (the *_nofault
+ * reads refuse those addresses); then a page mapped read-only is caught by the table.
+ */
+static int stp_write_kernel_quiet(u64 addr, int size, u64 value)
 {
 	int err = 0;
+	u64 old;
 
+	if (size < 1 || size > 8)
+		return -EINVAL;
+	if (stp_copy_from_kernel_nofault(&old, (const void *)(unsigned long)addr, size))
+		return -EFAULT;
 	pagefault_disable();	/* a fault comes back as an error, as in the *_nofault reads */
 	switch (size) {
 	case 1: __put_kernel_nofault((u8 *)addr, (u8 *)&value, u8, fault); break;
@@ -220,6 +230,14 @@ fault:
 	err = -EFAULT;
 out:
 	pagefault_enable();
+	return err;
+}
+
+/* The same, or a soft error: read-only memory, a bad address. */
+static int stp_write_kernel(struct context *c, u64 addr, int size, u64 value)
+{
+	int err = stp_write_kernel_quiet(addr, size, value);
+
 	if (err)
 		stp_soft_error(c, "write fault [man error::fault] at 0x%llx", addr);
 	return err;

@@ -85,12 +85,14 @@ static void emit_embedded_function(struct emitter *e, struct body *b)
 	emit(e, "#define STAP_ERROR(...) do { stp_soft_error(CONTEXT, __VA_ARGS__); goto out; } "
 		"while (0)\n");
 	emit(e, "#define STAP_PRINTF(...) _stp_printf(__VA_ARGS__)\n");
+	/* SystemTap before 1.8 spelled the result THIS->__retvalue; stap 4.8 still takes it */
+	emit(e, "#define THIS l\n");
 	emit(e, "static void %s(struct context *c)\n{\n", b->frame);
 	emit(e, "\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n", b->frame, b->frame);
 	emit(e, "\t(void)l;\n\t{\n");
 	emit_embedded_code(e, code);
 	emit(e, "\t}\n\tgoto out;\nout:\n\t;\n}\n");
-	emit(e, "#undef STAP_ERROR\n#undef STAP_PRINTF\n");
+	emit(e, "#undef STAP_ERROR\n#undef STAP_PRINTF\n#undef THIS\n");
 	for (struct symbol *p = f->params; p; p = p->next)
 		emit(e, "#undef STAP_ARG_%s\n", p->name);
 	if (f->return_type != TYPE_UNKNOWN)
@@ -266,8 +268,9 @@ static void emit_alloc_free(struct emitter *e, struct translator *t)
 
 /* With user-space symbols (USYMS) these are stp_script_start/stop_probes, which
  * user_symbols_emit()'s stp_script_start/stop run between the tables' start and stop. */
-static void emit_script_start_stop(struct emitter *e, struct program *prog, bool usyms)
+static void emit_script_start_stop(struct emitter *e, struct translator *t, bool usyms)
 {
+	struct program *prog = t->prog;
 	const char *suffix = usyms ? "_probes" : "";
 	const struct probe_family *used[64];
 	int nused = 0;
@@ -283,6 +286,12 @@ static void emit_script_start_stop(struct emitter *e, struct program *prog, bool
 	bool symbols = prog->module_symbols.count > 0;
 
 	emit(e, "static int stp_script_start%s(void)\n{\n\tint rc = 0;\n\n", suffix);
+	for (int i = 0; i < t->nglobals; i++)
+		if (t->globals[i].is_stats && t->globals[i].hist &&
+		    strcmp(t->globals[i].hist->string, "@hist_linear") == 0)
+			emit(e, "	if (stp_hist_linear_check(&%s_stat, \"%s\"))\n"
+				"\t\treturn STP_START_REPORTED;\n", t->globals[i].name,
+			     t->globals[i].sym->name);
 	if (symbols)
 		emit(e, "\trc = stp_module_symbols_start();\n\tif (rc)\n\t\treturn rc;\n");
 	for (int i = 0; i < nused; i++) {
@@ -546,7 +555,7 @@ char *translate(struct session *s, struct program *prog)
 	emit_probes_array(&e, prog);
 	emit_family_tables(&e, prog);
 	t.errors += user_symbols_emit(&e, s, usyms, ulines);
-	emit_script_start_stop(&e, prog, usyms);
+	emit_script_start_stop(&e, &t, usyms);
 
 	for (int i = 0; i < nbodies; i++) {
 		free(bodies[i].frame);
