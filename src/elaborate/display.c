@@ -80,6 +80,15 @@ static struct node *stat_of(const char *op, struct node *value)
 	return n;
 }
 
+/* An expression as a statement: the body of an if or a foreach */
+static struct node *statement(struct node *expr)
+{
+	struct node *n = new(ND_EXPR_STMT, expr->tok);
+
+	n->lhs = expr;
+	return n;
+}
+
 /* The five extractors of a statistic, as printf arguments after FIRST. */
 static struct node *stat_args(struct node *(*value)(void *), void *arg, struct node *first)
 {
@@ -151,9 +160,10 @@ static struct node *display_statement(struct symbol *g, struct symbol **locals)
 		empty->cond->op = "==";
 		empty->cond->lhs = stat_of("@count", var(g, tok));
 		empty->cond->rhs = zero;
-		empty->then = printf_call(tok, xasprintf("%s @count=0x0\\n", g->name), NULL);
+		empty->then = statement(printf_call(tok, xasprintf("%s @count=0x0\\n", g->name),
+						    NULL));
 		sb_printf(&fmt, "%s @count=%%#d @min=%%#d @max=%%#d @sum=%%#d @avg=%%#d\\n", g->name);
-		empty->els = printf_call(tok, fmt.data, stat_args(global_value, g, NULL));
+		empty->els = statement(printf_call(tok, fmt.data, stat_args(global_value, g, NULL)));
 		return empty;
 	}
 	/* foreach ([__idx0, ...] in a-) printf("a[%#d,...]=...", ...) */
@@ -185,8 +195,8 @@ static struct node *display_statement(struct symbol *g, struct symbol **locals)
 	element.keys = fe->keys;
 	if (g->type == TYPE_STATS) {
 		sb_puts(&fmt, "] @count=%#d @min=%#d @max=%#d @sum=%#d @avg=%#d\\n");
-		loop->then = printf_call(tok, fmt.data,
-					 stat_args(element_value, &element, copy_keys(fe->keys)));
+		loop->then = statement(printf_call(tok, fmt.data, stat_args(element_value, &element,
+										copy_keys(fe->keys))));
 		return loop;
 	}
 	struct symbol *value = xcalloc(1, sizeof(*value));
@@ -202,7 +212,7 @@ static struct node *display_statement(struct symbol *g, struct symbol **locals)
 	for (head.next = tail; tail->next; tail = tail->next)
 		;
 	tail->next = var(value, tok);
-	loop->then = printf_call(tok, fmt.data, head.next);
+	loop->then = statement(printf_call(tok, fmt.data, head.next));
 	return loop;
 }
 

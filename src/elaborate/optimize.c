@@ -15,7 +15,9 @@
  * the overloads that can never run go too (drop_unreachable_overloads).
  * What has side effects: writes to globals, printing, calls of functions that have them
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
- * read has none (stap elides an unused $var too, and with it the fault it could have).
+ * read has none (stap elides an unused $var too, and with it the fault it could have),
+ * nor has a division (stap elides an unused x / 0 with its error).  A statement whose
+ * value is unused but has effects keeps only the parts that have them (keep_effects).
  */
 #include "elaborate.h"
 #include "families/family.h"
@@ -103,12 +105,7 @@ static bool side_effects(struct node *n)
 	case ND_TRY:
 	case ND_FOREACH:
 		return true;
-	case ND_BINARY:
-		/* division can fail at run time: that is an effect */
-		if (n->op[0] == '/' || n->op[0] == '%')
-			return true;
-		/* fall through */
-	default:
+	default:	/* division too: its possible error does not keep it, as in stap */
 		return side_effects(n->lhs) || side_effects(n->rhs) || side_effects(n->cond) ||
 		       side_effects(n->then) || side_effects(n->els) || side_effects(n->init) ||
 		       side_effects(n->incr) || list_has_side_effects(n->args) ||
@@ -341,6 +338,54 @@ static struct node *as_if_statement(struct node *s)
 	return n;
 }
 
+/*
+ * An operator whose value nothing uses does nothing itself: only its operands may have
+ * effects.  As in stap, the statement "f() * g();" runs as "f(); g();", and then a
+ * pure g() goes (quietly: stap warns only for a whole statement).  A call of a function without
+ * effects is its arguments; && || ?: stay whole (they choose what runs).
+ */
+static bool value_only(struct node *n)
+{
+	switch (n->kind) {
+	case ND_UNARY:
+	case ND_BINARY:
+	case ND_CONCAT:
+	case ND_COMPARE:
+	case ND_REGEX:
+	case ND_INDEX:
+		return true;
+	case ND_PRINT:
+		return n->print >= PRINT_SPRINT;
+	case ND_CALL:
+		if (!n->func)
+			return false;
+		for (struct function *f = n->func; f; f = f->next_overload)
+			if (function_has_side_effects(f))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Appends to *tail a statement for each part of N that has effects, in their order. */
+static void keep_effects(struct node *n, struct node ***tail)
+{
+	if (!n)
+		return;
+	if (!value_only(n)) {
+		if (side_effects(n)) {
+			**tail = expression_statement(n, n->tok);
+			*tail = &(**tail)->next;
+		}
+		return;
+	}
+	keep_effects(n->lhs, tail);
+	keep_effects(n->rhs, tail);
+	for (struct node *a = n->args; a; a = a->next)
+		keep_effects(a, tail);
+}
+
 /* NULL when the statement goes away. */
 static struct node *optimize_statement(struct optimizer *o, struct node *s)
 {
@@ -368,6 +413,16 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			s->lhs = s->lhs->rhs;
 			o->changed = true;
 		}
+		if (o->elide && o->walk == ELIDE_STATEMENTS && value_only(s->lhs) &&
+		    side_effects(s->lhs)) {
+			struct node *block = xcalloc(1, sizeof(*block)), **tail = &block->body;
+
+			block->kind = ND_BLOCK;
+			block->tok = s->tok;
+			keep_effects(s->lhs, &tail);
+			o->changed = true;
+			return optimize_statement(o, block);
+		}
 		if (o->elide && o->walk == ELIDE_STATEMENTS && !side_effects(s->lhs)) {
 			if (o->round == 0 && !s->from_value_statement)
 				semantic_warning(el, s->tok, "Eliding side-effect-free expression ");
@@ -391,6 +446,13 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 						 "Eliding side-effect-free expression ");
 			o->changed = true;
 			return NULL;
+		}
+		if (!s->then && !s->els && o->elide) {	/* only the condition's effects */
+			struct node *e = expression_statement(s->cond, s->tok);
+
+			e->next = s->next;
+			o->changed = true;
+			return optimize_statement(o, e);
 		}
 		if (!s->then && s->els) {	/* if (c) ; else x  is  if (!c) x */
 			struct node *not = xcalloc(1, sizeof(*not));
@@ -466,14 +528,40 @@ static bool note_use(struct node *n, void *arg)
 	return true;
 }
 
-/* Reads as the bodies are now: an assignment's (or <<<'s) target is not read by it. */
+/* A global scalar, or an element of a global array */
+static bool global_target(struct node *n)
+{
+	if (n->kind == ND_INDEX)
+		n = n->lhs;
+	return n->kind == ND_VAR && n->sym && n->sym->kind == SYM_GLOBAL;
+}
+
+/* What a write's target reads: an element's index expressions, not the array */
+static void note_target_reads(struct node *target, void *arg);
+
+/*
+ * Reads as the bodies are now, after what the optimizer took out (stap decides which
+ * globals the end prints after its optimizer too): an assignment's (or <<<'s, or
+ * delete's) target is not read by it, and neither is a global's by a statement of its
+ * own x++ or x += v (stap prints such a global at the end: display.c).
+ */
 static bool note_reads(struct node *n, void *arg)
 {
-	(void)arg;
-	if (((n->kind == ND_ASSIGN && strcmp(n->op, "=") == 0) || n->kind == ND_ACCUMULATE) &&
-	    n->lhs->kind == ND_VAR) {
-		walk_nodes(n->rhs, note_reads, arg);
+	if (n->kind == ND_EXPR_STMT && n->lhs &&
+	    (n->lhs->kind == ND_INCREMENT ||
+	     (n->lhs->kind == ND_ASSIGN && strcmp(n->lhs->op, "=") != 0)) &&
+	    global_target(n->lhs->lhs)) {
+		note_target_reads(n->lhs->lhs, arg);
+		walk_nodes(n->lhs->rhs, note_reads, arg);
 		return false;
+	}
+	if ((n->kind == ND_ASSIGN && strcmp(n->op, "=") == 0) || n->kind == ND_ACCUMULATE ||
+	    n->kind == ND_DELETE) {
+		if (n->lhs->kind == ND_VAR || (n->lhs->kind == ND_INDEX && n->lhs->lhs->kind == ND_VAR)) {
+			note_target_reads(n->lhs, arg);
+			walk_nodes(n->rhs, note_reads, arg);
+			return false;
+		}
 	}
 	if (n->kind == ND_VAR && n->sym)
 		n->sym->read = true;
@@ -482,8 +570,17 @@ static bool note_reads(struct node *n, void *arg)
 	return true;
 }
 
+static void note_target_reads(struct node *target, void *arg)
+{
+	if (target->kind == ND_INDEX)
+		for (struct node *k = target->args; k; k = k->next)
+			walk_nodes(k, note_reads, arg);
+}
+
 static void recount_reads(struct elaborator *el)
 {
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		g->read = false;
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
 		for (struct symbol *l = h->locals; l; l = l->next)
 			l->read = false;
@@ -498,6 +595,9 @@ static void recount_reads(struct elaborator *el)
 			walk_nodes(h->body, note_reads, NULL);
 	for (struct function *f = el->prog->functions; f; f = f->next_used)
 		walk_nodes(f->body, note_reads, NULL);
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
+		if (!dp->handler->elided)
+			walk_nodes(dp->condition, note_reads, NULL);
 }
 
 /* At -vvv, like stap, each local dropped is named. */
