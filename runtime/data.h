@@ -59,9 +59,10 @@ static __maybe_unused s64 stp_stat_count(const struct stp_stat *st);
  * (c may be NULL in unit tests: then 0 is returned silently). */
 static __maybe_unused s64 stp_stat_get(struct context *c, const struct stp_stat *st,
 				       const struct stp_stat_desc *d, enum stp_aggregate what);
-/* print(@hist_log(x)) / print(@hist_linear(x, ...)): the ASCII histogram, as stap draws it */
+/* print(@hist_log(x)) / print(@hist_linear(x, ...)): the ASCII histogram, as stap draws it;
+ * sprint(...) appends it to out (MAXSTRINGLEN bytes) instead */
 static __maybe_unused void stp_stat_print_hist(const struct stp_stat *st,
-					       const struct stp_stat_desc *d);
+					       const struct stp_stat_desc *d, char *out);
 /* @hist_log(x)[i]: the count in bucket i (0 when out of range) */
 static __maybe_unused s64 stp_stat_bucket(const struct stp_stat *st,
 					  const struct stp_stat_desc *d, s64 index);
@@ -131,6 +132,7 @@ static __maybe_unused int stp_pmap_add(struct stp_pmap *p, const union stp_key *
 				       s64 value);
 /* all CPUs merged into the pmap's aggregate map, which stays valid until the next call */
 static __maybe_unused struct stp_map *stp_pmap_aggregate(struct stp_pmap *p);
+static __maybe_unused bool stp_pmap_overflowed(const struct stp_pmap *p);
 /* one key merged over the CPUs, or NULL when no CPU has it */
 static __maybe_unused const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p,
 							     const union stp_key *keys);

@@ -163,3 +163,37 @@ static __maybe_unused s64 stp_stat_value(struct context *c, const struct stp_sta
 	stp_soft_error(c, "empty aggregate");
 	return 0;
 }
+
+/*
+ * stap's bounds on @hist_linear(x, start, stop, interval), checked as the session starts
+ * (before any probe is registered): a zero interval, or a number of buckets
+ * ((stop - start) / interval + 1) outside 1..126, ends it with stap 4.8's words, the warning and then
+ * "ERROR: global variable '__global_x' allocation failed".  Returns 0 or
+ * STP_START_REPORTED.
+ */
+#define STP_HIST_LINEAR_MAX_BUCKETS 126
+
+static __maybe_unused int stp_hist_linear_check(const struct stp_stat_desc *d,
+						const char *name)
+{
+	s64 n;
+
+	if (d->hist != STP_HIST_LINEAR)
+		return 0;
+	if (d->interval == 0) {
+		_stp_warn("histogram: interval cannot be zero.");
+	} else {
+		/* (0, 0, 1) has one bucket and is drawn; (0, 1500, 2) has 751, too many */
+		n = div64_s64(d->stop - d->start, d->interval) + 1;
+		if (n >= 1 && n <= STP_HIST_LINEAR_MAX_BUCKETS)
+			return 0;
+		_stp_warn("histogram: Number of buckets must be between 1 and %d\n"
+			  "Number_of_buckets = (stop - start) / interval.\n"
+			  "Please adjust your start, stop, and interval values.",
+			  STP_HIST_LINEAR_MAX_BUCKETS);
+	}
+	/* an error of the session's start, not of a handler: not in the error count */
+	stp_ctl_printf(STP_MSG_ERROR, "ERROR: ", "global variable '__global_%s' allocation failed",
+		       name);
+	return STP_START_REPORTED;
+}

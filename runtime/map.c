@@ -51,6 +51,7 @@ struct stp_map {
 struct stp_pmap {
 	const struct stp_map_desc *desc;
 	struct stp_map *agg;			/* every CPU merged, for readers */
+	bool agg_overflow;			/* the last merge left keys out */
 	struct stp_stat *scratch;		/* stp_pmap_lookup()'s result */
 	struct stp_map *cpu[];			/* nr_cpu_ids maps, possible CPUs only */
 };
@@ -579,7 +580,8 @@ static int stp_pmap_add(struct stp_pmap *p, const union stp_key *keys, s64 value
  *
  * Keys appear in the order CPU 0 first had them, then the keys only later CPUs have.  The
  * aggregate holds max_entries keys like each CPU's map: keys beyond that (possible only
- * when CPUs saw different keys) are left out, or push the oldest out of a wrapping array.
+ * when CPUs saw different keys) are left out, and stp_pmap_overflowed() says so, or push
+ * the oldest out of a wrapping array.
  *
  * Context: Any context; the caller holds the global's lock for writing.
  * Return: the aggregate map, valid until the next call (or stp_pmap_free()).
@@ -591,15 +593,24 @@ static struct stp_map *stp_pmap_aggregate(struct stp_pmap *p)
 	unsigned int cpu;
 
 	stp_map_clear(p->agg);
+	p->agg_overflow = false;
 	for_each_possible_cpu(cpu) {
 		list_for_each_entry(e, &p->cpu[cpu]->entries, list) {
 			stp_entry_keys(e, keys);
 			a = stp_map_insert(p->agg, keys);
 			if (a)
 				stp_stat_merge(stp_entry_stat(a), stp_entry_stat(e), p->desc->stat);
+			else
+				p->agg_overflow = true;
 		}
 	}
 	return p->agg;
+}
+
+/* Whether the last stp_pmap_aggregate() had more keys than the aggregate holds. */
+static bool stp_pmap_overflowed(const struct stp_pmap *p)
+{
+	return p->agg_overflow;
 }
 
 /**

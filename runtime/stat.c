@@ -87,7 +87,7 @@ static void stp_stat_desc_init(struct stp_stat_desc *d)
 		d->buckets = STP_HIST_LOG_BUCKETS;
 		break;
 	case STP_HIST_LINEAR:
-		/* pass 2 checked interval > 0 and stop > start; stay sane if not */
+		/* stp_hist_linear_check() refuses these as the session starts; stay sane */
 		if (d->interval <= 0 || d->stop < d->start) {
 			d->buckets = 3;
 			break;
@@ -358,14 +358,17 @@ struct stp_hist_layout {
 };
 
 /*
- * From HIST_ELISION empty buckets before the first non-empty one to HIST_ELISION after
- * the last.  A log histogram shows negative buckets only when it has negative values (and
- * positive likewise); the out-of-range buckets of a linear one only when they are not empty.
+ * From STP_HIST_MARGIN buckets before the first non-empty one to as many after the last,
+ * whatever HIST_ELISION is (as stap 4.8 draws them).  A log histogram shows negative
+ * buckets only when it has negative values (its positive side follows the margin); the
+ * out-of-range buckets of a linear one only when they are not empty.
  */
+#define STP_HIST_MARGIN 2
+
 static void stp_hist_layout(struct stp_hist_layout *l, const struct stp_stat *st,
 			    const struct stp_stat_desc *d)
 {
-	int nb = d->buckets, elide = HIST_ELISION, lo_lim, hi_lim, i, n;
+	int nb = d->buckets, lo_lim, hi_lim, i, n;
 	char label[24];
 	s64 max = 0, m;
 
@@ -386,18 +389,13 @@ static void stp_hist_layout(struct stp_hist_layout *l, const struct stp_stat *st
 	} else {
 		if (d->hist == STP_HIST_LOG) {
 			lo_lim = l->first < STP_HIST_LOG_ZERO ? 0 : STP_HIST_LOG_ZERO;
-			hi_lim = l->last > STP_HIST_LOG_ZERO ? nb - 1 : STP_HIST_LOG_ZERO;
+			hi_lim = nb - 1;
 		} else {
 			lo_lim = 1;
 			hi_lim = nb - 2;
 		}
-		if (elide < 0) {
-			l->lo = lo_lim;
-			l->hi = hi_lim;
-		} else {
-			l->lo = l->first - elide < lo_lim ? lo_lim : l->first - elide;
-			l->hi = l->last + elide > hi_lim ? hi_lim : l->last + elide;
-		}
+		l->lo = l->first - STP_HIST_MARGIN < lo_lim ? lo_lim : l->first - STP_HIST_MARGIN;
+		l->hi = l->last + STP_HIST_MARGIN > hi_lim ? hi_lim : l->last + STP_HIST_MARGIN;
 		if (l->first < l->lo)	/* a linear histogram's values below start */
 			l->lo = l->first;
 		if (l->last > l->hi)	/* ... and above stop */
@@ -415,8 +413,26 @@ static void stp_hist_layout(struct stp_hist_layout *l, const struct stp_stat *st
 	l->scale = max > STP_HIST_WIDTH ? div64_s64(max + STP_HIST_WIDTH - 1, STP_HIST_WIDTH) : 1;
 }
 
+/* A histogram's text goes to the print buffer, or (out) is appended to a string of
+ * MAXSTRINGLEN bytes, cut where it fills: sprint(@hist_log(x)). */
+static void stp_hist_put(char *out, const char *s, int n)
+{
+	size_t used, room;
+
+	if (!out) {
+		stp_print_bytes(s, n);
+		return;
+	}
+	used = strnlen(out, MAXSTRINGLEN - 1);
+	room = MAXSTRINGLEN - 1 - used;
+	if ((size_t)n > room)
+		n = room;
+	memcpy(out + used, s, n);
+	out[used + n] = '\0';
+}
+
 /* "value |---...--- count" */
-static void stp_hist_print_header(const struct stp_hist_layout *l)
+static void stp_hist_print_header(const struct stp_hist_layout *l, char *out)
 {
 	char line[160];
 	int n;
@@ -425,11 +441,11 @@ static void stp_hist_print_header(const struct stp_hist_layout *l)
 	memset(line + n, '-', STP_HIST_WIDTH);
 	n += STP_HIST_WIDTH;
 	n += scnprintf(line + n, sizeof(line) - n, " count\n");
-	stp_print_bytes(line, n);
+	stp_hist_put(out, line, n);
 }
 
 static void stp_hist_print_row(const struct stp_hist_layout *l, const struct stp_stat *st,
-			       const struct stp_stat_desc *d, int i)
+			       const struct stp_stat_desc *d, int i, char *out)
 {
 	char line[160], label[24];
 	int n, bar;
@@ -442,51 +458,65 @@ static void stp_hist_print_row(const struct stp_hist_layout *l, const struct stp
 	n += STP_HIST_WIDTH;
 	n += scnprintf(line + n, sizeof(line) - n, " %*lld\n", l->cwidth,
 		       (long long)st->buckets[i]);
-	stp_print_bytes(line, n);
+	stp_hist_put(out, line, n);
 }
 
 /**
  * stp_stat_print_hist() - print(@hist_*(x)): draw the histogram as stap draws it.
  * @st: the statistic, the caller's to read (see the top of this file)
  * @d: its description
+ * @out: NULL to print; else a string of MAXSTRINGLEN bytes the text is appended to
  *
- * A "value |--- count" header, one row per bucket that stp_hist_layout() keeps, runs of
- * more than 2 * HIST_ELISION empty buckets between non-empty ones shortened to their
- * ends around a "~" line, bars scaled so the largest count fits STP_HIST_WIDTH columns,
- * and a blank line after.
+ * A "value |--- count" header, one row per bucket that stp_hist_layout() keeps, and a
+ * blank line after.  Runs of empty buckets are shortened as stap 4.8 shortens them, with
+ * HIST_ELISION (E) rows kept: a run between non-empty buckets longer than 2 * E keeps its
+ * first and last E around a "~" line; the margin before the first non-empty bucket, if
+ * longer than E, its last E after a "~"; the margin after the last, its first E (no "~").
+ * A negative HIST_ELISION shortens nothing.  Bars are scaled so the largest count fits
+ * STP_HIST_WIDTH columns.
  *
  * Context: A handler (preemption off): it writes to this CPU's print buffer.
  */
-static void stp_stat_print_hist(const struct stp_stat *st, const struct stp_stat_desc *d)
+static void stp_stat_print_hist(const struct stp_stat *st, const struct stp_stat_desc *d,
+				char *out)
 {
-	int elide = HIST_ELISION, i, j, k, n;
+	int elide = HIST_ELISION, i, j, k, from, to, n;
 	struct stp_hist_layout l;
 	char line[160];
 
 	if (d->hist == STP_HIST_NONE || d->buckets <= 0)
 		return;
 	stp_hist_layout(&l, st, d);
-	stp_hist_print_header(&l);
+	stp_hist_print_header(&l, out);
 	for (i = l.lo; i <= l.hi; i = j) {
 		if (st->buckets[i] || elide < 0) {
-			stp_hist_print_row(&l, st, d, i);
+			stp_hist_print_row(&l, st, d, i, out);
 			j = i + 1;
 			continue;
 		}
 		for (j = i; j <= l.hi && !st->buckets[j]; j++)
 			;
-		if (i > l.first && j <= l.last && j - i > 2 * elide) {
-			/* an inner run of empty buckets: its ends, and "~" for the middle */
+		from = i;
+		to = j;		/* the rows from..to-1 are drawn */
+		if (i < l.first) {
+			if (j - i > elide)
+				from = j - elide;
+		} else if (j > l.last) {
+			if (j - i > elide)
+				to = i + elide;
+		} else if (j - i > 2 * elide) {
 			for (k = i; k < i + elide; k++)
-				stp_hist_print_row(&l, st, d, k);
-			n = scnprintf(line, sizeof(line), "%*s~\n", l.vwidth + 1, "");
-			stp_print_bytes(line, n);
-			i = j - elide;
+				stp_hist_print_row(&l, st, d, k, out);
+			from = j - elide;
 		}
-		for (k = i; k < j; k++)
-			stp_hist_print_row(&l, st, d, k);
+		if (from > i) {		/* rows left out: "~" in their place */
+			n = scnprintf(line, sizeof(line), "%*s~\n", l.vwidth + 1, "");
+			stp_hist_put(out, line, n);
+		}
+		for (k = from; k < to; k++)
+			stp_hist_print_row(&l, st, d, k, out);
 	}
-	stp_print_bytes("\n", 1);
+	stp_hist_put(out, "\n", 1);
 }
 
 /* ---- scalar statistics ---- */

@@ -86,6 +86,8 @@ struct stp_msg_start {
 struct stp_msg_started {
 	__s32 status;			/* 0, or -errno if registration failed */
 };
+/* A STARTED status: the session did not start, and the module has said why itself. */
+#define STP_START_REPORTED (-125)	/* -ECANCELED */
 
 struct stp_msg_exited {
 	__u64 errors;			/* soft errors in handlers */

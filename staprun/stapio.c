@@ -285,8 +285,9 @@ static void handle_started(struct session *s, const struct stp_msg_started *star
 		}
 		return;
 	}
-	fprintf(stderr, "ERROR: the module could not start its probes: %s\n",
-		strerror(-started->status));
+	if (started->status != STP_START_REPORTED)
+		fprintf(stderr, "ERROR: the module could not start its probes: %s\n",
+			strerror(-started->status));
 	s->status = 1;
 	if (s->have_child)
 		child_kill();

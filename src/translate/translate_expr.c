@@ -86,6 +86,8 @@ static char *long_operation(const char *op, const char *a, const char *b, struct
 		return xasprintf("stp_shift_left(%s, %s)", a, b);
 	if (strcmp(op, ">>") == 0)
 		return xasprintf("stp_shift_right(%s, %s)", a, b);
+	if (strcmp(op, ">>>") == 0)
+		return xasprintf("stp_shift_right_logical(%s, %s)", a, b);
 	if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0 || strcmp(op, "*") == 0)
 		return xasprintf("(s64)((u64)(%s) %s (u64)(%s))", a, op, b);	/* wraps */
 	return xasprintf("(%s %s %s)", a, op, b);
@@ -231,28 +233,41 @@ static char *hist_bucket(struct body *b, struct node *n)
 	struct global_c *g;
 	char *setup, *src = stat_source(b, n->lhs->lhs, &setup, &g);
 	char *index = translate_expr(b, n->args);
+	char *where = c_location(n->lhs->tok);	/* stap's "empty aggregate" names @hist_* */
 	int id = b->unique++;
-	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s; "
-			    "_s%d ? stp_stat_bucket(_s%d, &%s_stat, _i%d) : 0; })",
-			    setup, id, src, id, index, id, id, g->name, id);
+	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s, _b%d = 0; "
+			    "if (!_s%d || !stp_stat_count(_s%d)) { c->last_stmt = %s; "
+			    "stp_soft_error(c, \"empty aggregate\"); } "
+			    "else _b%d = stp_stat_bucket(_s%d, &%s_stat, _i%d); _b%d; })",
+			    setup, id, src, id, index, id, id, id, where, id, id, g->name, id, id);
 
 	free(setup);
 	free(src);
 	free(index);
+	free(where);
 	return s;
 }
 
-static char *print_histogram(struct body *b, struct node *hist)
+/* print(@hist_*(x)), or (temp >= 0) sprint(@hist_*(x)): the drawing in a string; an
+ * empty statistic is stap's error "empty aggregate" */
+static char *print_histogram(struct body *b, struct node *hist, int temp)
 {
 	struct global_c *g;
 	char *setup, *src = stat_source(b, hist->lhs, &setup, &g);
 	int id = b->unique++;
-	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; "
-			    "if (_s%d && likely(!c->last_error)) stp_stat_print_hist(_s%d, &%s_stat); "
-			    "(s64)0; })", setup, id, src, id, id, g->name);
+	char *out = temp < 0 ? xstrdup("NULL") : xasprintf("l->_tmp%d", temp);
+	char *clear = temp < 0 ? xstrdup("") : xasprintf("%s[0] = '\\0'; ", out);
+	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; %s"
+			    "if (likely(!c->last_error)) { if (!_s%d || !stp_stat_count(_s%d)) "
+			    "stp_soft_error(c, \"empty aggregate\"); "
+			    "else stp_stat_print_hist(_s%d, &%s_stat, %s); } %s; })",
+			    setup, id, src, clear, id, id, id, g->name, out,
+			    temp < 0 ? "(s64)0" : out);
 
 	free(setup);
 	free(src);
+	free(out);
+	free(clear);
 	return s;
 }
 
@@ -477,9 +492,9 @@ static char *print_call(struct body *b, struct node *n)
 	int id = b->unique++, i = 0, nargs = 0;
 	int temp = to_string ? new_temp(b) : -1;
 
-	if ((k == PRINT_PRINT || k == PRINT_PRINTLN) && n->args && n->args->kind == ND_HIST &&
-	    !n->args->next)
-		return print_histogram(b, n->args);
+	if ((k == PRINT_PRINT || k == PRINT_PRINTLN || k == PRINT_SPRINT || k == PRINT_SPRINTLN) &&
+	    n->args && n->args->kind == ND_HIST && !n->args->next)
+		return print_histogram(b, n->args, temp);
 
 	sb_puts(&sb, "({ ");
 	if (n->pretty && temp >= 0)	/* $var$: a fault while reading it is "ERROR" */

@@ -150,6 +150,12 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 	else
 		body_line(b, depth, "struct stp_map *_m%d = %s;", id, g->name);
 	body_line(b, depth, "struct stp_map_entry *_e%d;", id);
+	if (g->is_stats) {
+		/* the CPUs' keys together may be more than the array holds: stap's error */
+		body_line(b, depth, "if (unlikely(stp_pmap_overflowed(%s)))", g->name);
+		body_line(b, depth + 1, "stp_array_overflow(c, &%s_desc);", g->name);
+		check_error(b, depth);
+	}
 	if (fe->limit) {
 		char *limit = translate_expr(b, fe->limit);
 
@@ -205,15 +211,18 @@ static void delete_statement(struct body *b, struct node *n, int depth)
 	struct global_c *g = global_named(b->t, target);
 	int id = b->unique++;
 
+	/* the variable's type: a delete's own node may not have been given one */
+	enum stap_type type = target->kind == ND_VAR && target->sym ? target->sym->type : target->type;
+
 	if (target->kind == ND_VAR && !g) {
-		body_line(b, depth, target->type == TYPE_STRING ? "l->l_%s[0] = '\\0';" : "l->l_%s = 0;",
+		body_line(b, depth, type == TYPE_STRING ? "l->l_%s[0] = '\\0';" : "l->l_%s = 0;",
 		     target->string);
 	} else if (target->kind == ND_VAR && g->is_array) {
 		body_line(b, depth, "%s(%s);", g->is_stats ? "stp_pmap_clear" : "stp_map_clear", g->name);
 	} else if (target->kind == ND_VAR && g->is_stats) {
 		body_line(b, depth, "stp_pstat_clear(%s);", g->name);
 	} else if (target->kind == ND_VAR) {
-		body_line(b, depth, target->type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", g->name);
+		body_line(b, depth, type == TYPE_STRING ? "%s[0] = '\\0';" : "%s = 0;", g->name);
 	} else {
 		unsigned int mask;
 		char *setup = keys_setup(b, target->args, id, &mask);

@@ -29,7 +29,7 @@ static bool hist_is(const struct stp_stat *st, const struct stp_stat_desc *d, co
 	bool same;
 
 	stp_unit_print_len = 0;
-	stp_stat_print_hist(st, d);
+	stp_stat_print_hist(st, d, NULL);
 	same = stp_unit_print_len == strlen(want) &&
 	       memcmp(stp_unit_print_buf, want, stp_unit_print_len) == 0;
 	if (!same)
