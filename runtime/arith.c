@@ -38,17 +38,24 @@ static s64 stp_modulo(struct context *c, s64 a, s64 b, const char *where)
 	return a - quotient * b;
 }
 
-/* Shift counts outside 0..63 would be undefined in C. */
+/*
+ * Shifts use the count's low 6 bits, as the x86 instructions that stap 4.8's modules
+ * run do (C leaves other counts undefined): 1 << 64 is 1, 1 << -1 is 1 << 63.
+ */
 static s64 stp_shift_left(s64 a, s64 n)
 {
-	return (n < 0 || n > 63) ? 0 : (s64)((u64)a << n);
+	return (s64)((u64)a << (n & 63));
 }
 
 static s64 stp_shift_right(s64 a, s64 n)
 {
-	if (n < 0)
-		return 0;
-	return n > 63 ? (a < 0 ? -1 : 0) : a >> n;
+	return a >> (n & 63);
+}
+
+/* a >>> n: the bits of a moved right, zeros coming in */
+static s64 stp_shift_right_logical(s64 a, s64 n)
+{
+	return (s64)((u64)a >> (n & 63));
 }
 
 /*

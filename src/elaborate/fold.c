@@ -13,6 +13,16 @@ static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *out)
 {
 	uint64_t ua = a, ub = b;
 
+	/* shifts as at run time (the count's low 6 bits), but for stap's folding of a
+	 * negative constant count, which leaves the value as it is */
+	if ((op[0] == '<' || op[0] == '>') && b < 0) {
+		*out = a;
+		return true;
+	}
+	if (strcmp(op, ">>>") == 0) {
+		*out = (int64_t)(ua >> (b & 63));
+		return true;
+	}
 	switch (op[0]) {
 	case '+': *out = (int64_t)(ua + ub); return true;
 	case '-': *out = (int64_t)(ua - ub); return true;
@@ -22,8 +32,8 @@ static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *out)
 	case '&': *out = a & b; return true;
 	case '|': *out = a | b; return true;
 	case '^': *out = a ^ b; return true;
-	case '<': *out = b < 0 || b > 63 ? 0 : (int64_t)(ua << b); return true;
-	case '>': *out = b < 0 ? 0 : b > 63 ? (a < 0 ? -1 : 0) : a >> b; return true;
+	case '<': *out = (int64_t)(ua << (b & 63)); return true;
+	case '>': *out = a >> (b & 63); return true;
 	}
 	return false;
 }

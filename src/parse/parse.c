@@ -769,7 +769,7 @@ static struct node *unary(struct parser *ps)
  *   array_in       = "[" index_list "]" "in" name | comparison ("in" name)?
  *   comparison     = shift (("<" | "<=" | ">" | ">=" | "==" | "!=") shift
  *                          | ("=~" | "!~") string)*
- *   shift          = concatenation (("<<" | ">>") concatenation)*
+ *   shift          = concatenation (("<<" | ">>" | ">>>") concatenation)*
  *   concatenation  = additive ("." additive)*
  *   additive       = multiplicative (("+" | "-") multiplicative)*
  *   multiplicative = unary (("*" | "/" | "%") unary)*
@@ -786,7 +786,7 @@ static const struct binary_level {
 	{ { "&" }, ND_BINARY },
 	{ { NULL }, ND_IN },		/* array_in: its own rule */
 	{ { "<", "<=", ">", ">=", "==", "!=" }, ND_COMPARE },	/* and =~ !~ */
-	{ { "<<", ">>" }, ND_BINARY },
+	{ { "<<", ">>", ">>>" }, ND_BINARY },	/* >>>: stap's logical shift */
 	{ { "." }, ND_CONCAT },
 	{ { "+", "-" }, ND_BINARY },
 	{ { "*", "/", "%" }, ND_BINARY },

@@ -20,7 +20,7 @@ static const char *const keywords[] = {
 
 /* Longest first within a common prefix: the scanner takes the first match. */
 static const char *const operators[] = {
-	"<<<", "<<=", ">>=",
+	"<<<", ">>>", "<<=", ">>=",
 	"%{", "%}", "%(", "%)", "%?", "%:",
 	"=~", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".=",
 	"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->",

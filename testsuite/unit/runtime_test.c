@@ -60,12 +60,15 @@ static void test_arith(void)
 	CHECK("the first soft error is kept",
 	      (stp_divide(&c, 1, 0, "elsewhere"), strcmp(c.last_stmt, "here") == 0));
 	CHECK("shift left", stp_shift_left(1, 62) == (s64)1 << 62);
-	CHECK("shift counts out of range give 0",
-	      stp_shift_left(1, 64) == 0 && stp_shift_left(1, -1) == 0 &&
-	      stp_shift_right(5, -1) == 0);
+	CHECK("shift counts use their low 6 bits, as x86 does",
+	      stp_shift_left(1, 64) == 1 && stp_shift_left(1, -1) == (s64)((u64)1 << 63) &&
+	      stp_shift_left(120, -2) == 0 && stp_shift_right(120, 65) == 60);
 	CHECK("shift right is arithmetic",
-	      stp_shift_right(-8, 1) == -4 && stp_shift_right(-8, 100) == -1 &&
-	      stp_shift_right(8, 100) == 0);
+	      stp_shift_right(-8, 1) == -4 && stp_shift_right(-8, 63) == -1 &&
+	      stp_shift_right(-4096, -2) == -1);
+	CHECK("shift right logical (>>>) brings in zeros",
+	      stp_shift_right_logical(-16, 60) == 15 && stp_shift_right_logical(16, 2) == 4 &&
+	      stp_shift_right_logical(-16, 64) == -16 && stp_shift_right_logical(-16, -1) == 1);
 }
 
 /* The decimal of V with DIGITS digits, rounded half up on the exact value, from glibc's
