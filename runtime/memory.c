@@ -297,8 +297,9 @@ static size_t stp_char_start(const unsigned char *buf, size_t end)
  * Rewrites the N bytes at BUF (a buffer of SIZE) in place as escapes (stp_escape_char()),
  * at most MAXLEN characters (0: no limit but SIZE), in double quotes if QUOTED.  Escapes
  * are kept from the start as long as they fit, a whole one at a time; quoted, as stap
- * does, each one but the string's last must leave room for the "..." that a cut string
- * ends in after its closing quote (so `""...` even where MAXLEN is less than 5).  Each
+ * does, a string that does not fit whole is cut where each escape but the string's last
+ * leaves room for the "..." that a cut string ends in after its closing quote (so
+ * `""...` even where MAXLEN is less than 5).  Each
  * escape is at least as long as what it stands for, so filling from the end never
  * overwrites input not yet read.  Returns the new length.
  */
@@ -307,14 +308,18 @@ static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, s
 {
 	const unsigned char *in = (const unsigned char *)buf;
 	size_t limit = size - 1, kept = 0, out = 0, pos, i, used, budget;
-	bool cut = false;
+	bool cut = false, whole;
 
 	if (maxlen && maxlen < limit)
 		limit = maxlen;
 	budget = quoted ? (limit > 2 ? limit - 2 : 0) : limit;
+	for (i = 0; i < n; i += used)	/* the whole string, if it fits, needs no dots */
+		out += stp_escape_char(in + i, n - i, NULL, &used);
+	whole = out <= budget;
+	out = 0;
 	for (i = 0; i < n; i += used) {
 		size_t w = stp_escape_char(in + i, n - i, NULL, &used);
-		size_t dots = quoted && i + used < n ? 3 : 0;
+		size_t dots = quoted && !whole && i + used < n ? 3 : 0;
 
 		if (out + w + dots > budget) {
 			cut = true;
