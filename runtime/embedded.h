@@ -9,7 +9,7 @@
  *   STORE_DEREF_FAULT(addr);  ... a write fault
  *   CATCH_DEREF_FAULT();      where a fault goes: the end of the function, as in stap
  *
- * A fault is the soft error stap gives ("kernel read fault at 0x... [man error::fault]"),
+ * A fault is the soft error stap 4.8 gives ("read fault [man error::fault] at 0x8"),
  * and the code jumps to the function's CATCH_DEREF_FAULT() label, which must be there
  * (as in stap: a function that uses kread() without it does not compile).  The C is
  * included after the runtime and before the script's code, whose embedded functions have
@@ -20,15 +20,15 @@
 
 #define DEREF_FAULT(addr)							\
 	do {									\
-		stp_soft_error(CONTEXT, "kernel read fault at 0x%px [man error::fault]", \
-			       (void *)(unsigned long)(addr));			\
+		stp_soft_error(CONTEXT, "read fault [man error::fault] at 0x%lx",	\
+			       (unsigned long)(addr));			\
 		goto deref_fault;						\
 	} while (0)
 
 #define STORE_DEREF_FAULT(addr)							\
 	do {									\
-		stp_soft_error(CONTEXT, "kernel write fault at 0x%px [man error::fault]", \
-			       (void *)(unsigned long)(addr));			\
+		stp_soft_error(CONTEXT, "write fault [man error::fault] at 0x%lx",	\
+			       (unsigned long)(addr));			\
 		goto deref_fault;						\
 	} while (0)
 
