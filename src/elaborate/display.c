@@ -40,6 +40,7 @@ static struct node *var(struct symbol *sym, struct token *tok)
 
 	n->string = sym->name;
 	n->sym = sym;
+	n->type = sym->type;	/* made after pass 2's types: the translator reads them here */
 	return n;
 }
 
@@ -76,6 +77,7 @@ static struct node *stat_of(const char *op, struct node *value)
 	struct node *n = new(ND_STAT, value->tok);
 
 	n->string = (char *)op;
+	n->type = TYPE_LONG;
 	n->lhs = value;
 	return n;
 }
@@ -121,6 +123,7 @@ static struct node *element_value(void *arg)
 	struct node head = { 0 }, *tail = &head;
 
 	index->lhs = var(e->array, e->tok);
+	index->type = e->array->type;
 	for (struct node *k = e->keys; k; k = k->next) {
 		tail = tail->next = var(k->sym, e->tok);
 		index->nargs++;
