@@ -295,28 +295,32 @@ static size_t stp_char_start(const unsigned char *buf, size_t end)
 
 /*
  * Rewrites the N bytes at BUF (a buffer of SIZE) in place as escapes (stp_escape_char()),
- * at most MAXLEN characters (0: no limit but SIZE), in double quotes if QUOTED.  Escapes
- * are kept from the start as long as they fit, a whole one at a time; quoted, as stap
- * does, a string that does not fit whole is cut where each escape but the string's last
- * leaves room for the "..." that a cut string ends in after its closing quote (so
- * `""...` even where MAXLEN is less than 5).  Each
- * escape is at least as long as what it stands for, so filling from the end never
- * overwrites input not yet read.  Returns the new length.
+ * at most MAXLEN characters (0: no limit but SIZE), in double quotes if FLAGS has
+ * STP_ESCAPE_QUOTED.  Escapes are kept from the start as long as they fit, a whole one
+ * at a time; quoted, as stap does, each one but the string's last must leave room for
+ * the "..." that a cut string ends in after its closing quote (so `""...` even where
+ * MAXLEN is less than 5).  With STP_ESCAPE_WHOLE a string that fits whole is kept whole
+ * (text_strn("1234567890", 12, 1) is "1234567890" in stap 4.8, where the readers'
+ * user_string_n_quoted(p, 3, 5) of "/tmp" is ""...).  Each escape is at least as long
+ * as what it stands for, so filling from the end never overwrites input not yet read.
+ * Returns the new length.
  */
 static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
-					     bool quoted)
+					     unsigned int flags)
 {
 	const unsigned char *in = (const unsigned char *)buf;
 	size_t limit = size - 1, kept = 0, out = 0, pos, i, used, budget;
-	bool cut = false, whole;
+	bool quoted = flags & STP_ESCAPE_QUOTED, cut = false, whole = false;
 
 	if (maxlen && maxlen < limit)
 		limit = maxlen;
 	budget = quoted ? (limit > 2 ? limit - 2 : 0) : limit;
-	for (i = 0; i < n; i += used)	/* the whole string, if it fits, needs no dots */
-		out += stp_escape_char(in + i, n - i, NULL, &used);
-	whole = out <= budget;
-	out = 0;
+	if (flags & STP_ESCAPE_WHOLE) {	/* the whole string, if it fits, needs no dots */
+		for (i = 0; i < n; i += used)
+			out += stp_escape_char(in + i, n - i, NULL, &used);
+		whole = out <= budget;
+		out = 0;
+	}
 	for (i = 0; i < n; i += used) {
 		size_t w = stp_escape_char(in + i, n - i, NULL, &used);
 		size_t dots = quoted && !whole && i + used < n ? 3 : 0;

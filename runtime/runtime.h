@@ -299,10 +299,13 @@ static __maybe_unused long stp_read_user_string(struct context *c, char *dst,
 static __maybe_unused long stp_read_utf_string(struct context *c, char *dst, unsigned long addr,
 					       size_t size, int width, bool user);
 /* The N bytes at BUF (of SIZE) rewritten in place as C escapes (\n, \", \ooo), at most
- * MAXLEN characters (0: SIZE - 1), in double quotes if QUOTED; returns the new length.
- * For text_str(), text_strn() and the *_quoted tapset functions. */
+ * MAXLEN characters (0: SIZE - 1), in double quotes with STP_ESCAPE_QUOTED (true), not
+ * cut when it fits whole with STP_ESCAPE_WHOLE; returns the new length.  For text_str(),
+ * text_strn() and the *_quoted tapset functions. */
+#define STP_ESCAPE_QUOTED	1u
+#define STP_ESCAPE_WHOLE	2u
 static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
-					     bool quoted);
+					     unsigned int flags);
 
 #define STP_DECLARE_FORMAT
 #define STP_DECLARE_STAT
