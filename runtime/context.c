@@ -11,6 +11,19 @@ static atomic64_t stp_skipped_reentrant = ATOMIC64_INIT(0);	/* of those: context
 /* --suppress-handler-errors: the handlers' errors, counted but neither shown nor fatal */
 static atomic64_t stp_suppressed_error_count = ATOMIC64_INIT(0);
 
+/*
+ * A hit that finds its CPU's context busy (it came from inside a handler: a tracepoint the
+ * handler's own code fires, an interrupt while a handler runs with interrupts on) is not
+ * run.  As in stap 4.8 with INTERRUPTIBLE (the default), it is then neither counted among
+ * the skipped probes (nor against MAXSKIPPED, as stap(1) says) nor reported; with
+ * -DINTERRUPTIBLE=0 or -t it is, with "Skipped due to reentrancy: N".
+ */
+#if !INTERRUPTIBLE || defined(STP_TIMING)
+#define STP_COUNT_REENTRANCY true
+#else
+#define STP_COUNT_REENTRANCY false
+#endif
+
 #ifdef STP_SUPPRESS_HANDLER_ERRORS
 #define STP_HANDLER_ERRORS_SUPPRESSED true
 #else
@@ -195,10 +208,12 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 		goto out;
 	c = stp_current_context();
 	if (unlikely(!c || atomic_inc_return(&c->busy) != 1)) {
-		if (c) {
+		if (c)
 			atomic_dec(&c->busy);
+		if (c && !STP_COUNT_REENTRANCY)
+			goto out;
+		if (c)
 			atomic64_inc(&stp_skipped_reentrant);
-		}
 		stp_skip_hit();
 		goto out;
 	}
