@@ -121,7 +121,7 @@
 #define INTERRUPTIBLE 1
 #endif
 #ifndef MAXNESTING
-#define MAXNESTING 10		/* depth of script function calls */
+#define MAXNESTING 10		/* depth of script function calls (pass 3 sets it) */
 #endif
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 512	/* bytes of a string value, NUL included */

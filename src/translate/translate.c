@@ -518,6 +518,8 @@ char *translate(struct session *s, struct program *prog)
 		emit(&e, "#define STP_USYMBOLS 1\n");
 	if (klines)	/* runtime/klines.c */
 		emit(&e, "#define STP_KLINES 1\n");
+	/* the deepest chain of calls, as stap works it out (-DMAXNESTING=N overrides) */
+	emit(&e, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n", script_nesting(&t));
 	emit(&e, "#include \"runtime.h\"\n\n");
 	for (int i = 0; i < s->modinfo.count; i++) {	/* --modinfo NAME=VALUE */
 		const char *arg = s->modinfo.items[i], *value = strchr(arg, '=') + 1;

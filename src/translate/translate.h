@@ -71,6 +71,7 @@ enum global_access *handler_access(struct translator *t, struct node *body);
 struct global_c *global_of(struct translator *t, struct symbol *sym);
 struct global_c *global_named(struct translator *t, struct node *n);
 const char *function_c_name(struct translator *t, struct function *f);
+int script_nesting(struct translator *t);	/* MAXNESTING as stap works it out */
 bool is_procfs_value(struct body *b, struct node *n);
 
 /* translate_expr.c: the C of an expression (the caller frees it) */

@@ -49,6 +49,93 @@ const char *function_c_name(struct translator *t, struct function *f)
 	return f->name;
 }
 
+/* ---- how deep script function calls go: MAXNESTING ---- */
+
+/*
+ * As stap(1) says of MAXNESTING: "determined by script analysis, with a bonus 10 slots
+ * added for recursive scripts": the longest chain of calls from a handler (each function
+ * once; a call into a function already on the chain is recursion), plus 10 if there is
+ * any recursion.  Each call takes a frame, so a chain of N calls needs MAXNESTING N.
+ */
+struct nesting_walk {
+	struct translator *t;
+	int *depth;			/* per t->functions[]: -1 unknown, -2 on the chain */
+	bool recursive;
+	int deepest;			/* of the calls of the body walked */
+};
+
+static int function_index(struct translator *t, struct function *f)
+{
+	for (int i = 0; i < t->nfunctions; i++)
+		if (t->functions[i] == f)
+			return i;
+	return -1;
+}
+
+static int function_depth(struct nesting_walk *w, struct function *f);
+
+static bool note_call_depth(struct node *n, void *arg)
+{
+	struct nesting_walk *w = arg;
+
+	if (n->kind == ND_CALL)
+		for (struct function *f = n->func; f; f = f->next_overload) {
+			int d = function_depth(w, f);
+
+			if (d > w->deepest)
+				w->deepest = d;
+		}
+	return true;
+}
+
+/* 1 for the function's own frame, plus its deepest chain of calls */
+static int function_depth(struct nesting_walk *w, struct function *f)
+{
+	int i = function_index(w->t, f), outer;
+
+	if (i < 0)
+		return 1;
+	if (w->depth[i] == -2) {	/* already on the chain: recursion */
+		w->recursive = true;
+		return 0;
+	}
+	if (w->depth[i] >= 0)
+		return w->depth[i];
+	w->depth[i] = -2;
+	outer = w->deepest;
+	w->deepest = 0;
+	walk_nodes(f->body, note_call_depth, w);
+	w->depth[i] = 1 + w->deepest;
+	w->deepest = outer;
+	return w->depth[i];
+}
+
+int script_nesting(struct translator *t)
+{
+	struct nesting_walk w = { .t = t };
+	int deepest = 0;
+
+	w.depth = xcalloc(t->nfunctions ? t->nfunctions : 1, sizeof(int));
+	for (int i = 0; i < t->nfunctions; i++)
+		w.depth[i] = -1;
+	for (struct probe_body *h = t->prog->bodies; h; h = h->next) {
+		if (h->elided)
+			continue;
+		w.deepest = 0;
+		walk_nodes(h->body, note_call_depth, &w);
+		if (w.deepest > deepest)
+			deepest = w.deepest;
+	}
+	for (struct derived_probe *dp = t->prog->probes; dp; dp = dp->next) {
+		w.deepest = 0;
+		walk_nodes(dp->condition, note_call_depth, &w);
+		if (w.deepest > deepest)
+			deepest = w.deepest;
+	}
+	free(w.depth);
+	return (deepest ? deepest : 1) + (w.recursive ? 10 : 0);
+}
+
 /* ---- which globals a handler uses, for its locks ---- */
 
 struct access_walk {
