@@ -18,19 +18,16 @@
 #ifndef STP_EMBEDDED_H
 #define STP_EMBEDDED_H
 
-#define DEREF_FAULT(addr)							\
+/* the soft error, in stap 4.8's words (WHAT: "read" or "write"), and the function's catch */
+#define STP_DEREF_FAULT(what, addr)						\
 	do {									\
-		stp_soft_error(CONTEXT, "read fault [man error::fault] at 0x%lx",	\
-			       (unsigned long)(addr));			\
+		stp_soft_error(CONTEXT, what " fault [man error::fault] at 0x%lx",	\
+			       (unsigned long)(addr));				\
 		goto deref_fault;						\
 	} while (0)
 
-#define STORE_DEREF_FAULT(addr)							\
-	do {									\
-		stp_soft_error(CONTEXT, "write fault [man error::fault] at 0x%lx",	\
-			       (unsigned long)(addr));			\
-		goto deref_fault;						\
-	} while (0)
+#define DEREF_FAULT(addr)		STP_DEREF_FAULT("read", addr)
+#define STORE_DEREF_FAULT(addr)	STP_DEREF_FAULT("write", addr)
 
 #define CATCH_DEREF_FAULT()	\
 	if (0) {		\
