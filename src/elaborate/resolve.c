@@ -24,7 +24,6 @@ struct scope {
 	struct probe_body *handler;	/* NULL in a function */
 	struct stapfile *file;		/* private names of this file are visible */
 	int in_entry;			/* within @entry(...) */
-	bool value_unused;		/* resolving a statement's own x += 1 or x++ */
 };
 
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
@@ -480,23 +479,17 @@ static void refuse_value_write(struct elaborator *el, struct scope *sc, struct n
 			       "computed here, not kept in a register or memory", text ? text : "?");
 }
 
-/*
- * What an assignment or increment writes: not a read, unless it also reads (x += 1).
- * A global's x += 1 or x++ that is a statement of its own is not a read either: as in
- * stap, such a global is a result the end prints (see display.c).
- */
+/* What an assignment or increment writes: not a read, unless it also reads (x += 1).
+ * (Globals' reads are counted again after the optimizer: optimize.c's note_reads.) */
 static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node *n, bool reads)
 {
-	bool unused = sc->value_unused;
-
-	sc->value_unused = false;
 	if (n->kind == ND_VAR) {
 		n->sym = resolve_variable(el, sc, n);
-		n->sym->read |= reads && !(unused && n->sym->kind == SYM_GLOBAL);
+		n->sym->read |= reads;
 	} else if (n->kind == ND_INDEX && n->lhs->kind == ND_VAR) {
 		resolve_list(el, sc, n->args);
 		if (resolve_global_array(el, sc, n->lhs, n->nargs))
-			n->lhs->sym->read |= reads && !(unused && n->lhs->sym->kind == SYM_GLOBAL);
+			n->lhs->sym->read |= reads;
 	} else if (n->kind == ND_TARGET && !target_available(sc, n) && !el->session->guru) {
 		if (in_tracepoint(sc)) {
 			char *text = expression_text(n);
@@ -610,11 +603,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve_lvalue(el, sc, n->lhs, true);
 		mark_written(n->lhs);
 		return;
-	case ND_IN:	/* a read: stap does not print at the end an array it tests */
+	case ND_IN:
 		resolve_list(el, sc, n->args);
 		resolve_array_name(el, sc, n->lhs, n->nargs);
-		if (n->lhs->kind == ND_VAR && n->lhs->sym)
-			n->lhs->sym->read = true;
 		return;
 	case ND_STAT:
 	case ND_HIST:
@@ -696,12 +687,6 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		return;
 	case ND_BLOCK:
 		resolve_list(el, sc, n->body);
-		return;
-	case ND_EXPR_STMT:
-		sc->value_unused = n->lhs->kind == ND_INCREMENT ||
-				   (n->lhs->kind == ND_ASSIGN && strcmp(n->lhs->op, "=") != 0);
-		resolve(el, sc, n->lhs);
-		sc->value_unused = false;
 		return;
 	default:
 		resolve(el, sc, n->lhs);
