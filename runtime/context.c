@@ -170,21 +170,24 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
  * The overload check after a hit that began at cycle START on this CPU (context C): the
  * cycles spent in handlers are summed over an interval, and judged when it is over (at
  * the first hit after it), as stap 4.8 does; past the threshold the session ends with an
- * error.  A burst of hits shorter than an interval is never judged.
+ * error, told once: CPUs overloaded together (the hot probe runs on each) are one error.
+ * A burst of hits shorter than an interval is never judged.
  */
 static void stp_overload_check(struct context *c, u64 start)
 {
 #ifndef STP_NO_OVERLOAD
+	static atomic_t overloaded = ATOMIC_INIT(0);
 	u64 now = get_cycles();
 
 	c->overload_used += now - start;
 	if (now - c->overload_start <= (u64)STP_OVERLOAD_INTERVAL)
 		return;
 	if (unlikely(c->overload_used > (u64)STP_OVERLOAD_THRESHOLD && c->overload_start)) {
-		_stp_error("probe overhead (%llu cycles) exceeded threshold (%llu cycles) in last "
-			   "%llu cycles", (unsigned long long)c->overload_used,
-			   (unsigned long long)STP_OVERLOAD_THRESHOLD,
-			   (unsigned long long)STP_OVERLOAD_INTERVAL);
+		if (atomic_cmpxchg(&overloaded, 0, 1) == 0)
+			_stp_error("probe overhead (%llu cycles) exceeded threshold (%llu cycles) "
+				   "in last %llu cycles", (unsigned long long)c->overload_used,
+				   (unsigned long long)STP_OVERLOAD_THRESHOLD,
+				   (unsigned long long)STP_OVERLOAD_INTERVAL);
 		_stp_exit();
 	}
 	c->overload_start = now;
