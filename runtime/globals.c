@@ -152,6 +152,19 @@ static __maybe_unused void stp_aggregation_overflow(struct context *c,
 	stp_map_overflow(c, "Array", d);
 }
 
+/* A histogram of ST (NULL: an element never added to) can be drawn or read: else
+ * stap's "empty aggregate" error, placed at WHERE if not NULL. */
+static __maybe_unused bool stp_stat_nonempty(struct context *c, const struct stp_stat *st,
+					     const char *where)
+{
+	if (st && stp_stat_count(st))
+		return true;
+	if (where)
+		c->last_stmt = where;
+	stp_soft_error(c, "empty aggregate");
+	return false;
+}
+
 /* @count(a[k]) and friends where ST may be NULL: an element that was never added to. */
 static __maybe_unused s64 stp_stat_value(struct context *c, const struct stp_stat *st,
 					 const struct stp_stat_desc *d, enum stp_aggregate what)
@@ -167,9 +180,9 @@ static __maybe_unused s64 stp_stat_value(struct context *c, const struct stp_sta
 /*
  * stap's bounds on @hist_linear(x, start, stop, interval), checked as the session starts
  * (before any probe is registered): a zero interval, or a number of buckets
- * ((stop - start) / interval + 1) outside 1..126, ends it with stap 4.8's words, the warning and then
- * "ERROR: global variable '__global_x' allocation failed".  Returns 0 or
- * STP_START_REPORTED.
+ * ((stop - start) / interval + 1) outside 1..126, ends it with stap 4.8's words, the
+ * warning and then "ERROR: global variable '__global_x' allocation failed".  Returns 0
+ * or STP_START_REPORTED.
  */
 #define STP_HIST_LINEAR_MAX_BUCKETS 126
 

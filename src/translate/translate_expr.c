@@ -235,11 +235,10 @@ static char *hist_bucket(struct body *b, struct node *n)
 	char *index = translate_expr(b, n->args);
 	char *where = c_location(n->lhs->tok);	/* stap's "empty aggregate" names @hist_* */
 	int id = b->unique++;
-	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s, _b%d = 0; "
-			    "if (!_s%d || !stp_stat_count(_s%d)) { c->last_stmt = %s; "
-			    "stp_soft_error(c, \"empty aggregate\"); } "
-			    "else _b%d = stp_stat_bucket(_s%d, &%s_stat, _i%d); _b%d; })",
-			    setup, id, src, id, index, id, id, id, where, id, id, g->name, id, id);
+	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s; "
+			    "stp_stat_nonempty(c, _s%d, %s) ? "
+			    "stp_stat_bucket(_s%d, &%s_stat, _i%d) : 0; })",
+			    setup, id, src, id, index, id, where, id, g->name, id);
 
 	free(setup);
 	free(src);
@@ -258,10 +257,9 @@ static char *print_histogram(struct body *b, struct node *hist, int temp)
 	char *out = temp < 0 ? xstrdup("NULL") : xasprintf("l->_tmp%d", temp);
 	char *clear = temp < 0 ? xstrdup("") : xasprintf("%s[0] = '\\0'; ", out);
 	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; %s"
-			    "if (likely(!c->last_error)) { if (!_s%d || !stp_stat_count(_s%d)) "
-			    "stp_soft_error(c, \"empty aggregate\"); "
-			    "else stp_stat_print_hist(_s%d, &%s_stat, %s); } %s; })",
-			    setup, id, src, clear, id, id, id, g->name, out,
+			    "if (likely(!c->last_error) && stp_stat_nonempty(c, _s%d, NULL)) "
+			    "stp_stat_print_hist(_s%d, &%s_stat, %s); %s; })",
+			    setup, id, src, clear, id, id, g->name, out,
 			    temp < 0 ? "(s64)0" : out);
 
 	free(setup);

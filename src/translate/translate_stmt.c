@@ -212,7 +212,8 @@ static void delete_statement(struct body *b, struct node *n, int depth)
 	int id = b->unique++;
 
 	/* the variable's type: a delete's own node may not have been given one */
-	enum stap_type type = target->kind == ND_VAR && target->sym ? target->sym->type : target->type;
+	enum stap_type type = target->kind == ND_VAR && target->sym ? target->sym->type :
+								      target->type;
 
 	if (target->kind == ND_VAR && !g) {
 		body_line(b, depth, type == TYPE_STRING ? "l->l_%s[0] = '\\0';" : "l->l_%s = 0;",
