@@ -7,7 +7,12 @@
  *                       interrupted by another one (a profile tick, a probe in an
  *                       interrupt handler), which would find its CPU's context busy and
  *                       be skipped
- *   STP_TIMER_JIFFIES   timer.jiffies: one kernel timer, period in jiffies
+ *   STP_TIMER_JIFFIES   timer.jiffies: one kernel timer, period in jiffies.  The timer
+ *                       wheel never fires early: it rounds an expiry up to the next tick
+ *                       (kernel/time/timer.c), so a timer armed for jiffy T runs at T + 1.
+ *                       The timer is armed one jiffy before the one it is meant to run
+ *                       at, so timer.jiffies(N) runs every N jiffies, not N + 1 (jiffies(1)
+ *                       and jiffies(2) both ran every 2)
  *   STP_TIMER_PROFILE   timer.profile.tick / .freq.hz: one hrtimer pinned to each CPU that
  *                       is online at registration, firing in hard interrupt context so the
  *                       handler sees the interrupted registers.  CPU hotplug is ignored:
@@ -38,6 +43,7 @@ struct stp_timer_probe {
 	/* run-time state */
 	bool started;
 	bool stopping;			/* the jiffies timer must not re-arm */
+	unsigned long due;		/* the jiffy the jiffies timer is meant to run at */
 	struct hrtimer hrtimer;
 	struct timer_list timer;
 	struct stp_timer_percpu __percpu *percpu;
@@ -82,10 +88,11 @@ static void stp_timer_jiffies_fn(struct timer_list *timer)
 	stp_probe_run(t->probe, STP_SESSION_RUNNING);
 	if (READ_ONCE(t->stopping))
 		return;
-	next = timer->expires + (unsigned long)stp_timer_period(t);
+	next = t->due + (unsigned long)stp_timer_period(t);
 	if (time_before_eq(next, jiffies))
 		next = jiffies + 1;
-	mod_timer(timer, next);
+	t->due = next;
+	mod_timer(timer, next - 1);	/* the wheel's round-up makes it next */
 }
 
 static enum hrtimer_restart stp_timer_profile_fn(struct hrtimer *timer)
@@ -125,7 +132,8 @@ static int stp_timer_start_one(struct stp_timer_probe *t)
 		break;
 	case STP_TIMER_JIFFIES:
 		timer_setup(&t->timer, stp_timer_jiffies_fn, 0);
-		t->timer.expires = jiffies + (unsigned long)stp_timer_period(t);
+		t->due = jiffies + (unsigned long)stp_timer_period(t);
+		t->timer.expires = t->due - 1;
 		add_timer(&t->timer);
 		break;
 	case STP_TIMER_PROFILE:
