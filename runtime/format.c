@@ -126,7 +126,7 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 	char sign = 0;
 	const char *prefix = "";
 
-	if (!(sp.prec == 0 && v == 0)) {
+	if (pointer || !(sp.prec == 0 && v == 0)) {	/* %.0p of 0 is "0x0", as stap */
 		u64 x = v;
 
 		do {
@@ -165,6 +165,28 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 	stp_fmt_pad(k, &sp, total, true);
 }
 
+#ifdef STP_FMT_POINTER_PADDED
+/*
+ * %p as SystemTap before 1.3 printed it (--compatible=1.2 and older): "0x" and the digits
+ * zero-padded to fill the width, 18 characters without one ("0x0000000000000001"); a
+ * right-justified field wider than 18 gets spaces before those 18; the precision and the
+ * other flags change nothing.  What stap 4.8 prints with --compatible=1.2.
+ */
+static void stp_fmt_pointer_padded(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v)
+{
+	int width = sp.width >= 0 ? sp.width : 18;
+	struct stp_fmt_spec digits = { .flags = STP_FMT_ZERO, .width = 0, .prec = -1 };
+
+	if (!(sp.flags & STP_FMT_LEFT) && width > 18) {
+		stp_fmt_fill(k, ' ', width - 18);
+		width = 18;
+	}
+	stp_fmt_put(k, "0x", 2);
+	digits.width = width > 2 ? width - 2 : 0;
+	stp_fmt_number(k, digits, v, false, false, 16, false, false);
+}
+#endif
+
 /* %c; with '#', a non-printing byte as a C escape ("\t") or three octal digits ("\000"). */
 static void stp_fmt_char(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, s64 v)
 {
@@ -190,28 +212,42 @@ static void stp_fmt_char(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, 
 	stp_fmt_field(k, sp, out, len);
 }
 
-/* %b: the value's low WIDTH bytes as they lie in memory. */
+static bool stp_fmt_binary_size(int n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/* %b: the value's low bytes as they lie in memory, as stap writes them: the precision
+ * says how many (1, 2, 4 or 8), else a width of 1, 2, 4 or 8 does, else 8; a wider field
+ * is padded with NUL bytes, on the left unless '-'. */
 static void stp_fmt_binary(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp, s64 v)
 {
-	u8 b1 = (u8)v;
-	u16 b2 = (u16)v;
-	u32 b4 = (u32)v;
-	u64 b8 = (u64)v;
+	union { u8 b1; u16 b2; u32 b4; u64 b8; } out;
+	int n = 8;
 
-	switch (sp->width) {
+	if (sp->prec >= 0)
+		n = stp_fmt_binary_size(sp->prec) ? sp->prec : 8;
+	else if (stp_fmt_binary_size(sp->width))
+		n = sp->width;
+	switch (n) {
 	case 1:
-		stp_fmt_put(k, (const char *)&b1, 1);
+		out.b1 = (u8)v;
 		break;
 	case 2:
-		stp_fmt_put(k, (const char *)&b2, 2);
+		out.b2 = (u16)v;
 		break;
 	case 4:
-		stp_fmt_put(k, (const char *)&b4, 4);
+		out.b4 = (u32)v;
 		break;
 	default:
-		stp_fmt_put(k, (const char *)&b8, 8);
+		out.b8 = (u64)v;
 		break;
 	}
+	if (!(sp->flags & STP_FMT_LEFT) && sp->width > n)
+		stp_fmt_fill(k, '\0', sp->width - n);
+	stp_fmt_put(k, (const char *)&out, n);
+	if ((sp->flags & STP_FMT_LEFT) && sp->width > n)
+		stp_fmt_fill(k, '\0', sp->width - n);
 }
 
 static int stp_fmt_read(void *dst, unsigned long addr, size_t len, bool user)
@@ -388,7 +424,11 @@ static bool stp_fmt_convert(struct stp_fmt_sink *k, char conv, struct stp_fmt_sp
 		break;
 	case 'p':	/* stap: "0x1234abcd", "0x0", spaces to a width */
 		v = stp_fmt_arg_long(args, nargs, ai);
+#ifdef STP_FMT_POINTER_PADDED
+		stp_fmt_pointer_padded(k, sp, (u64)v);
+#else
 		stp_fmt_number(k, sp, (u64)v, false, false, 16, false, true);
+#endif
 		break;
 	case 'c':
 		stp_fmt_char(k, &sp, stp_fmt_arg_long(args, nargs, ai));
