@@ -518,6 +518,9 @@ char *translate(struct session *s, struct program *prog)
 		emit(&e, "#define STP_USYMBOLS 1\n");
 	if (klines)	/* runtime/klines.c */
 		emit(&e, "#define STP_KLINES 1\n");
+	/* --compatible=1.2 and older: %p zero-padded (runtime/format.c) */
+	if (s->compat_version && strverscmp(s->compat_version, "1.3") < 0)
+		emit(&e, "#define STP_FMT_POINTER_PADDED 1\n");
 	/* the deepest chain of calls, as stap works it out (-DMAXNESTING=N overrides) */
 	emit(&e, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n", script_nesting(&t));
 	emit(&e, "#include \"runtime.h\"\n\n");
