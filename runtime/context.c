@@ -166,6 +166,13 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
 	c->last_error = c->error_buf;
 }
 
+/* A statement found the hit's MAXACTION budget spent: the error, true (the code leaves). */
+static __maybe_unused bool stp_out_of_actions(struct context *c)
+{
+	stp_soft_error(c, "MAXACTION exceeded");
+	return true;
+}
+
 /*
  * The overload check after a hit that began at cycle START on this CPU (context C): the
  * cycles spent in handlers are summed over an interval, and judged when it is over (at

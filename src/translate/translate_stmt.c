@@ -29,14 +29,22 @@ void body_line(struct body *b, int depth, const char *fmt, ...)
 
 /* ---- statements ---- */
 
-/* Every statement spends an action and names itself for error messages. */
+/*
+ * A statement names itself for error messages and spends an action, as stap counts them:
+ * a while loop, a for loop without an initializer and a try block spend none (their
+ * iterations and statements do).  Running out is the MAXACTION error at once, so a
+ * function out of actions does not hand its caller a value; no catch takes it.
+ */
 static void statement_prologue(struct body *b, struct node *n, int depth)
 {
 	char *where = c_location(n->tok);
+	bool spends = !(n->kind == ND_TRY || (n->kind == ND_FOR && !n->init));
 
 	body_line(b, depth, "c->last_stmt = %s;", where);
-	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0))");
-	body_line(b, depth + 1, "goto out;");
+	if (spends) {
+		body_line(b, depth, "if (unlikely(--c->actions_remaining < 0) && stp_out_of_actions(c))");
+		body_line(b, depth + 1, "goto out;");
+	}
 	free(where);
 }
 
@@ -50,7 +58,7 @@ static void check_error(struct body *b, int depth)
 static void loop_prologue(struct body *b, int depth)
 {
 	check_error(b, depth);
-	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0))");
+	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0) && stp_out_of_actions(c))");
 	body_line(b, depth + 1, "goto out;");
 }
 
@@ -258,7 +266,8 @@ static void try_catch(struct body *b, struct node *n, int depth)
 	b->error_label = outer;
 	body_line(b, depth + 1, "goto caught_%d;", id);
 	body_line(b, depth, "catch_%d:", id);
-	body_line(b, depth + 1, "if (c->aborted)");	/* abort() is caught by no catch */
+	/* abort() and running out of actions are caught by no catch */
+	body_line(b, depth + 1, "if (c->aborted || c->actions_remaining < 0)");
 	body_line(b, depth + 2, "goto %s;", outer);
 	if (n->catch_var)
 		body_line(b, depth + 1, "stp_string_copy(l->l_%s, c->last_error);", n->catch_var->string);
