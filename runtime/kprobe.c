@@ -8,9 +8,10 @@
  * Functions are found by name when the session starts ("name", or "module:name" for a
  * module's, which the kernel resolves only while that module is loaded), so a missing
  * one is known only then.  As in stap, a probe that fails to register is a warning and
- * the others go on; only when none of them registers does the session fail to start.
- * A DWARF probe in a module (wait_for_module) waits silently for the module instead: a
- * module notifier registers it when the module comes, and unregisters it when it goes.
+ * the session goes on, even when none of them registered.  A probe in a module
+ * (wait_for_module: DWARF's module(...) points, kprobe.module(...)) waits silently for
+ * the module instead: a module notifier registers it when the module comes, and
+ * unregisters it when it goes.
  * At the end, hits the kernel could not deliver (a kprobe hit while another kprobe ran on
  * that CPU, a return missed because every kretprobe instance was in use) count as
  * skipped probes and are reported per probe.
@@ -118,6 +119,15 @@ static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
 	return register_kretprobe(&k->u.krp);
 }
 
+/* K did not register: stap 4.8's words; the address is the kernel's, once it found one. */
+static void stp_kprobe_warn_failed(struct stp_kprobe_probe *k, int err)
+{
+	struct kprobe *kp = k->is_return ? &k->u.krp.kp : &k->u.kp;
+
+	_stp_warn("probe %s (address 0x%lx) registration error [man warning::pass5] (rc %d)",
+		  k->probe->point, (unsigned long)kp->addr, err);
+}
+
 /* What the kernel could not deliver to K: counted as skipped, and said once per probe. */
 static void stp_kprobe_report_missed(struct stp_kprobe_probe *k)
 {
@@ -192,8 +202,7 @@ static int stp_kprobe_module_event(struct notifier_block *nb, unsigned long stat
 			} else if (state == MODULE_STATE_COMING && !k->registered) {
 				err = stp_kprobe_register_one(k);
 				if (err)
-					_stp_warn("probe %s registration error (rc %d)",
-						  k->probe->point, err);
+					stp_kprobe_warn_failed(k, err);
 				k->registered = !err;
 			}
 		}
@@ -250,14 +259,14 @@ static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe_probe *probe
 }
 
 /*
- * Registers what it can; fails only when nothing registers or waits for its module
- * (with the last error).  The module notifier is on first, so that a module coming while
- * the others register is not missed.
+ * Registers what it can, warning of each probe that fails (the session goes on, as in
+ * stap); fails only when the module notifier cannot be set up.  The notifier is on
+ * first, so that a module coming while the others register is not missed.
  */
 static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, size_t count)
 {
-	size_t i, ok = 0;
-	int rc = 0;
+	size_t i;
+	int rc;
 	bool waits = false;
 
 	for (i = 0; i < count; i++)
@@ -274,25 +283,14 @@ static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, 
 	for (i = 0; i < count; i++) {
 		int err = probes[i].registered ? 0 : stp_kprobe_register_one(&probes[i]);
 
-		if (err == -ENOENT && probes[i].wait_for_module) {
-			ok++;		/* the module is not loaded: the notifier will do it */
-			continue;
-		}
+		if (err == -ENOENT && probes[i].wait_for_module)
+			continue;	/* the module is not loaded: the notifier will do it */
 		if (err) {
-			_stp_warn("probe %s registration error (rc %d)", probes[i].probe->point,
-				  err);
-			rc = err;
+			stp_kprobe_warn_failed(&probes[i], err);
 			continue;
 		}
 		probes[i].registered = true;
-		ok++;
 	}
 	mutex_unlock(&stp_kprobes_mutex);
-	if (ok == 0 && count > 0) {
-		_stp_error("no kprobe could be registered (rc %d)", rc);
-		stp_kprobes_unregister(probes, count);	/* the notifier goes too */
-		stp_kprobe_ntables--;
-		return rc;
-	}
 	return 0;
 }

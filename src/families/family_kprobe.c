@@ -172,6 +172,8 @@ static void kprobe_entry(struct emitter *e, struct derived_probe *dp)
 		.address = k->address,
 		.is_return = k->is_return,
 		.maxactive = k->maxactive,
+		/* as stap: a module not loaded yet is waited for, without a word */
+		.wait_for_module = k->module != NULL,
 	};
 
 	emit_kprobe_entry(e, dp, &entry);
