@@ -8,6 +8,7 @@
  *   DEREF_FAULT(addr);        report a read fault at addr by hand
  *   STORE_DEREF_FAULT(addr);  ... a write fault
  *   CATCH_DEREF_FAULT();      where a fault goes: the end of the function, as in stap
+ *   intptr_t                  an integer as wide as a pointer (long)
  *
  * A fault is the soft error stap 4.8 gives ("read fault [man error::fault] at 0x8"),
  * and the code jumps to the function's CATCH_DEREF_FAULT() label, which must be there
@@ -17,6 +18,10 @@
  */
 #ifndef STP_EMBEDDED_H
 #define STP_EMBEDDED_H
+
+/* C's intptr_t, which embedded C written for stap uses and the kernel does not define
+ * (a second identical typedef is allowed in C11, should a kernel define it one day) */
+typedef long intptr_t;
 
 /* the soft error, in stap 4.8's words (WHAT: "read" or "write"), and the function's catch */
 #define STP_DEREF_FAULT(what, addr)						\

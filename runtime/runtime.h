@@ -143,6 +143,9 @@
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100		/* skipped probe hits tolerated */
 #endif
+#ifndef STP_SKIP_BADVARS
+#define STP_SKIP_BADVARS 0	/* 1: --skip-badvars; 0 or 1 either way (@const reads it) */
+#endif
 
 /*
  * global locks: a hit waits up to about a millisecond for a lock, as SystemTap 4.8's

@@ -97,7 +97,7 @@ static u64 stp_deref(struct context *c, u64 addr, int size, bool user)
 	}
 	rc = user ? stp_read_user(NULL, &value, (unsigned long)addr, size) :	/* little */
 		    stp_read_kernel(NULL, &value, (unsigned long)addr, size);	/* endian */
-#ifdef STP_SKIP_BADVARS	/* --skip-badvars: a context variable that cannot be read is 0 */
+#if STP_SKIP_BADVARS	/* --skip-badvars: a context variable that cannot be read is 0 */
 	if (rc != 0)
 		return 0;
 #else
