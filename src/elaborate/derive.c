@@ -359,7 +359,56 @@ char *alias_definition(struct probe *a)
 	return sb_steal(&sb);
 }
 
-/* A block running the alias's prologue, then BODY, then its epilogue. */
+/* @probewrite(var): does the probe's handler body write var? */
+struct probewrite_query {
+	const struct node *var;		/* ND_VAR or ND_TARGET */
+	bool written;
+};
+
+static bool same_variable(const struct node *a, const struct node *b)
+{
+	return a && b && a->kind == b->kind && a->string && b->string &&
+	       strcmp(a->string, b->string) == 0 && !a->components && !b->components;
+}
+
+static bool find_write(struct node *n, void *arg)
+{
+	struct probewrite_query *q = arg;
+
+	if ((n->kind == ND_ASSIGN || n->kind == ND_INCREMENT) && same_variable(n->lhs, q->var))
+		q->written = true;
+	if (n->kind == ND_FOREACH) {
+		if (same_variable(n->foreach->value, q->var))
+			q->written = true;
+		for (struct node *k = n->foreach->keys; k; k = k->next)
+			if (same_variable(k, q->var))
+				q->written = true;
+	}
+	if (n->kind == ND_TRY && same_variable(n->catch_var, q->var))
+		q->written = true;
+	return !q->written;
+}
+
+/* Each @probewrite(var) under N becomes 1 when BODY writes var, else 0 (stap(1)). */
+static bool replace_probewrite(struct node *n, void *arg)
+{
+	struct node *body = arg;
+
+	if (n->kind == ND_PROBEWRITE) {
+		struct probewrite_query q = { .var = n->lhs };
+
+		walk_nodes(body, find_write, &q);
+		*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .number = q.written,
+				    .next = n->next };
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A block running the alias's prologue, then BODY, then its epilogue; an @probewrite(var)
+ * in them says whether BODY, the handler the alias's user wrote, writes var.
+ */
 static struct node *wrap_body(struct probe *a, struct node *body)
 {
 	struct node *block = xcalloc(1, sizeof(*block));
@@ -377,6 +426,7 @@ static struct node *wrap_body(struct probe *a, struct node *body)
 		*tail = copy_node(a->body);
 	else if (a->epilogue)
 		*tail = copy_node(a->epilogue);
+	walk_nodes(block, replace_probewrite, body);
 	return block;
 }
 

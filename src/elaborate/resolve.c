@@ -685,6 +685,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_PERF:
 		resolve_perf(el, sc, n);
 		return;
+	case ND_PROBEWRITE:	/* an alias's prologue or epilogue had it replaced (derive.c) */
+		semantic_error(el, n->tok, "unexpected @probewrite");
+		return;
 	case ND_BLOCK:
 		resolve_list(el, sc, n->body);
 		return;
