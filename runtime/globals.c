@@ -6,7 +6,7 @@
  * Each global has a reader/writer lock.  A handler takes the locks of every global it (or a
  * function it calls) uses before it runs, in one fixed order (the order of the globals in the
  * program), so two handlers can never wait on each other.  A lock is only tried,
- * MAXTRYLOCK times TRYLOCKDELAY microseconds apart; a handler that cannot get its locks
+ * MAXTRYLOCK times (at least once) TRYLOCKDELAY microseconds apart; a handler that cannot get its locks
  * is skipped and counted, and so is the lock (stap's "Skipped due to global 'NAME' lock
  * timeout: N" at the end).
  */
@@ -42,14 +42,15 @@ static void stp_unlock_globals(const struct stp_lock_req *reqs, int n)
 static bool stp_try_one_lock(const struct stp_lock_req *req)
 {
 	rwlock_t *rw = &req->lock->rw;
-	int attempt;
+	int attempt, attempts = MAXTRYLOCK > 0 ? MAXTRYLOCK : 1;	/* 0: one, no wait */
 
-	for (attempt = 0; attempt < MAXTRYLOCK; attempt++) {
+	for (attempt = 0; attempt < attempts; attempt++) {
 		if (req->write ? write_trylock(rw) : read_trylock(rw))
 			return true;
 		if (attempt == 0)
 			stp_timing_contended(req->lock);
-		udelay(TRYLOCKDELAY);
+		if (attempt + 1 < attempts)
+			udelay(TRYLOCKDELAY);
 	}
 	atomic64_inc(&req->lock->timeouts);
 	return false;
