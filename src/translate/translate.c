@@ -100,24 +100,50 @@ static void emit_embedded_function(struct emitter *e, struct body *b)
 	emit(e, "\n");
 }
 
-/* The locks a probe takes, in the globals' order. */
-static int emit_lock_table(struct emitter *e, struct body *b)
+/* The locks LOCKS names, in the globals' order, as the table NAME; how many. */
+static int emit_locks_named(struct emitter *e, struct translator *t,
+			    const enum global_access *locks, const char *name)
 {
-	struct translator *t = b->t;
 	int count = 0;
 
 	for (int i = 0; i < t->nglobals; i++)
-		count += b->locks[i] != ACCESS_NONE;
+		count += locks[i] != ACCESS_NONE;
 	if (!count)
 		return 0;
-	emit(e, "static const struct stp_lock_req %s_locks[] = {\n", b->frame);
+	emit(e, "static const struct stp_lock_req %s[] = {\n", name);
 	for (int i = 0; i < t->nglobals; i++)
-		if (b->locks[i] != ACCESS_NONE)
+		if (locks[i] != ACCESS_NONE)
 			emit(e, "\t{ &%s_lock, %s },\t/* %s */\n", t->globals[i].name,
-			     b->locks[i] == ACCESS_WRITE ? "true" : "false",
-			     b->locks[i] == ACCESS_WRITE ? "write" : "read");
-	emit(e, "};\n\n");
+			     locks[i] == ACCESS_WRITE ? "true" : "false",
+			     locks[i] == ACCESS_WRITE ? "write" : "read");
+	emit(e, "};\n");
 	return count;
+}
+
+/* The locks a probe condition or an @entry body takes, in the globals' order. */
+static int emit_lock_table(struct emitter *e, struct body *b)
+{
+	char *name = xasprintf("%s_locks", b->frame);
+	int count = emit_locks_named(e, b->t, b->locks, name);
+
+	free(name);
+	if (count)
+		emit(e, "\n");
+	return count;
+}
+
+/* A handler's lock regions (translate_handler()): a table and its size for each. */
+static void emit_region_tables(struct emitter *e, struct body *b)
+{
+	for (int r = 0; r < b->nregions; r++) {
+		char *name = xasprintf("%s_locks_%d", b->frame, r);
+		int count = emit_locks_named(e, b->t, b->regions[r], name);
+
+		emit(e, "#define %s_nlocks_%d %d\n", b->frame, r, count);
+		free(name);
+	}
+	if (b->nregions)
+		emit(e, "\n");
 }
 
 static void emit_body(struct emitter *e, struct body *b)
@@ -149,7 +175,7 @@ static void emit_body(struct emitter *e, struct body *b)
 			"\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n"
 			"\t(void)l;\n",
 		     b->frame, b->frame, b->frame);
-	} else {
+	} else if (b->locks) {	/* an @entry body: its locks around all of it */
 		locks = emit_lock_table(e, b);
 		emit(e, "static void %s(struct context *c)\n{\n"
 			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\n"
@@ -157,11 +183,21 @@ static void emit_body(struct emitter *e, struct body *b)
 		     b->frame, b->frame, b->frame);
 		if (locks)
 			emit(e, "\tif (!stp_lock_globals(%s_locks, %d))\n\t\treturn;\n", b->frame, locks);
+	} else {		/* a handler: its lock regions */
+		emit_region_tables(e, b);
+		emit(e, "static void %s(struct context *c)\n{\n"
+			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n",
+		     b->frame, b->frame, b->frame);
+		if (b->nregions)
+			emit(e, "\tconst struct stp_lock_req *_held = NULL;\n\tint _nheld = 0;\n");
+		emit(e, "\n\tmemset(l, 0, sizeof(*l));\n");
 	}
 	emit(e, "%s", b->code.data ? b->code.data : "");
 	emit(e, "\tgoto out;\nout:\n");
 	if (locks)
 		emit(e, "\tstp_unlock_globals(%s_locks, %d);\n", b->frame, locks);
+	else if (b->nregions)
+		emit(e, "\tif (_held)\n\t\tstp_unlock_globals(_held, _nheld);\n");
 	else
 		emit(e, "\treturn;\n");
 	emit(e, "}\n\n");
@@ -357,8 +393,7 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			continue;
 		b = new_body(t, bodies, nbodies, xasprintf("probe_%d", h->index));
 		b->handler = h;
-		b->locks = handler_access(t, h->body);
-		translate_statement(b, h->body, 1);
+		translate_handler(b, h->body, 1);
 	}
 	/* a return probe's @entry(...): its function's entry evaluates and keeps them */
 	for (struct probe_body *h = prog->bodies; h; h = h->next) {

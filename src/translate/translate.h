@@ -61,6 +61,9 @@ struct body {
 	int unique;			/* names of C temporaries */
 	const char *error_label;	/* where a soft error goes: "out" or a catch */
 	enum global_access *locks;	/* per global: the locks a probe takes */
+	/* a probe handler's lock regions (translate_handler()): per region, per global */
+	enum global_access **regions;
+	int nregions;
 	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
 	int nstables;
 };
@@ -85,6 +88,7 @@ int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
 
 /* translate_stmt.c: lines of C at DEPTH tabs into B's code */
 void translate_statement(struct body *b, struct node *n, int depth);
+void translate_handler(struct body *b, struct node *body, int depth);
 void body_line(struct body *b, int depth, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 #endif

@@ -360,3 +360,61 @@ void translate_statement(struct body *b, struct node *n, int depth)
 		break;
 	}
 }
+
+/*
+ * A probe handler's statements, with the globals' locks pushed down to them, as stap
+ * (since 4.4) does: a run of consecutive top-level statements that use globals is a lock
+ * region, which takes the locks of the globals the run uses (in the globals' order) and
+ * releases them after it; the statements between regions run with no lock held.  So a
+ * handler that updates a counter and then does something slow (a udelay() in embedded C,
+ * a long loop over locals) holds the counter's lock only for the update, and other CPUs'
+ * hits do not time out waiting for it.  A region that cannot take its locks ends the
+ * hit there, counted as skipped.  The handler's C keeps the region it holds in _held and
+ * _nheld, so that leaving early (an error, next, MAXACTION) releases it (emit_body()).
+ */
+void translate_handler(struct body *b, struct node *body, int depth)
+{
+	struct node one = { 0 }, *first;
+	int open = -1;		/* the region being written, or -1 */
+
+	if (body && body->kind == ND_BLOCK) {
+		first = body->body;
+	} else {
+		if (body) {
+			one = *body;
+			one.next = NULL;
+		}
+		first = body ? &one : NULL;
+	}
+	for (struct node *s = first; s; s = s->next) {
+		enum global_access *used = handler_access(b->t, s);
+		bool uses = false;
+
+		for (int g = 0; g < b->t->nglobals; g++)
+			uses |= used[g] != ACCESS_NONE;
+		if (uses && open < 0) {
+			open = b->nregions++;
+			b->regions = xrealloc(b->regions, b->nregions * sizeof(*b->regions));
+			b->regions[open] = used;
+			body_line(b, depth, "if (!stp_lock_globals(%s_locks_%d, %s_nlocks_%d))",
+				  b->frame, open, b->frame, open);
+			body_line(b, depth + 1, "goto out;");
+			body_line(b, depth, "_held = %s_locks_%d;", b->frame, open);
+			body_line(b, depth, "_nheld = %s_nlocks_%d;", b->frame, open);
+		} else if (uses) {
+			for (int g = 0; g < b->t->nglobals; g++)
+				if (b->regions[open][g] < used[g])
+					b->regions[open][g] = used[g];
+			free(used);
+		} else {
+			free(used);
+			if (open >= 0) {
+				body_line(b, depth, "stp_unlock_globals(_held, _nheld);");
+				body_line(b, depth, "_held = NULL;");
+				open = -1;
+			}
+		}
+		translate_statement(b, s, depth);
+	}
+}
+
