@@ -631,6 +631,15 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 		return TARGET_UNRESOLVED;
 	}
 	free(a);
+	if (dwarf_hasattr(&var, DW_AT_declaration) && !dwarf_hasattr(&var, DW_AT_location) &&
+	    !dwarf_hasattr(&var, DW_AT_const_value)) {
+		/* an extern the unit only declares (kallsyms_names, defined by the linker):
+		 * found where @var finds it, as stap finds it */
+		n->kind = ND_AT_VAR;
+		n->string = xstrdup(name);
+		n->module = NULL;
+		return resolve_at_var(el, dp, n, quiet) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
+	}
 	a = variable_access(el, site, &var, &function, &error);
 	if (!a) {
 		if (!quiet && error)
