@@ -315,3 +315,56 @@ out=$("$STAP" --clean-cache 2>&1)
 status=$?
 details=$out
 check "--clean-cache empties the cache and exits" test $status = 0 -a ! -e "$STAPLER_CACHE_DIR"
+
+# 10. Pass 2 accepted means pass 4 builds: every script of the semantic corpus that pass 2
+# accepts (testsuite/semantic/NAME.p2; with its options, run against the reference kernel:
+# a case's -r is dropped, and pass 2 tried again there) and every input of the fuzz corpus
+# that pass 2 accepts, built with -Werror.  Pass 3 may refuse one only with the located
+# error testsuite/pass4/refusals lists for it (stap's pass 3 refuses a break outside a loop
+# too); C that does not compile, or an internal error, fails.
+export STAPLER_CACHE_DIR=$work/invariant-cache
+invariant_case() {	# FILE: prints "built FILE", "p2 FILE" (pass 2 refuses) or "failed FILE: ERROR"
+	local file=$1 base dir opts=() args=() out i
+	base=${file%.stp}
+	dir=$(dirname "$file")
+	[ -f "$base.opts" ] && read -r -a opts <"$base.opts"
+	[ -f "$base.args" ] && mapfile -t args <"$base.args"
+	for ((i = 0; i < ${#opts[@]}; i++)); do	# -r DIR is the fake kernel's; -I DIR is the case's
+		case ${opts[i]} in
+		-r) unset 'opts[i]' 'opts[i+1]'; i=$((i + 1)) ;;
+		-I) opts[i+1]=$dir/${opts[i+1]}; i=$((i + 1)) ;;
+		esac
+	done
+	mkdir -p "$work/invariant/$BASHPID" && cd "$work/invariant/$BASHPID" || return
+	if ! "$STAP" -p2 -r "$rel" "${opts[@]}" "$file" "${args[@]}" >/dev/null 2>&1; then
+		echo "p2 $file"
+	elif out=$("$STAP" -p4 -r "$rel" -m invariant -B KCFLAGS=-Werror "${opts[@]}" "$file" \
+		"${args[@]}" 2>&1 >/dev/null); then
+		echo "built $file"
+	else
+		echo "failed $file: $(grep -m1 -E 'error|Error' <<<"$out" | sed "s|$work/[^ ]*/||g")"
+	fi
+	rm -rf "$work/invariant/$BASHPID"
+}
+export -f invariant_case
+export STAP rel work
+cases=$( (ls "$top"/testsuite/semantic/*.p2 | sed 's/\.p2$/.stp/'; ls "$top"/testsuite/fuzz/corpus/*) |
+	xargs -P 2 -I{} bash -c 'invariant_case {}' | sort -k2)
+refusals=$top/testsuite/pass4/refusals
+built=0
+while read -r verdict file rest; do
+	name=${file#"$top/testsuite/"}
+	case $verdict in
+	built) built=$((built + 1)); pass "build: pass 2 accepts and pass 4 builds $name" ;;
+	failed)
+		file=${file%:}
+		name=${file#"$top/testsuite/"}
+		rest=${rest//"$top/testsuite/"/}
+		if grep -v '^#' "$refusals" | grep -qxF "$name	$rest"; then
+			pass "build: pass 2 accepts and pass 3 refuses $name as listed"
+		else
+			fail "build: pass 2 accepts and pass 4 builds $name" "$rest"
+		fi ;;
+	esac
+done <<<"$cases"
+echo "build: pass 4 built the $built scripts of the semantic and fuzz corpora that pass 2 accepts"

@@ -202,6 +202,21 @@ expect "without --compatible the resident set has the shared memory" 0 \
 	'(?s)\A(?!.*STP_RSS_WITHOUT_SHMEM 1).*stp_proc_mem\(0, STP_MEM_RSS\)' \
 	"$STAP" -p3 -e 'probe begin { println(proc_mem_rss()) }'
 
+# break and continue outside a loop: pass 2 accepts them, pass 3 refuses them (stap's words)
+expect "break outside a loop is pass 3's semantic error" 1 \
+	"(?s)^semantic error: cannot 'break' outside loop: keyword at <input>:1:29\n.*Pass 3: translation failed" \
+	"$STAP" -p4 -e 'probe begin { println(1); { break } }'
+expect "continue in a function outside a loop is pass 3's semantic error" 1 \
+	"(?s)^semantic error: cannot 'continue' outside loop: keyword at <input>:1:34\n" \
+	"$STAP" -p3 -e 'function f() { println(1) if (1) continue } probe begin { f() }'
+expect "a statistic printed as a value is pass 3's semantic error" 1 \
+	"^semantic error: print format actual argument evaluation type unsupported: identifier 's' at <input>:1:45" \
+	"$STAP" -p3 -e 'global s probe begin { s <<< 1; printd(",", s, 1) }'
+expect "break in a try in a loop, continue in a foreach, are in their loops" 0 \
+	'^#include' \
+	"$STAP" -p3 -e 'global a probe begin { a[1] = 1 while (1) { try { if (1) break } catch { } }
+		foreach (k in a) continue }'
+
 # --privilege: the checks are pass 2's (testsuite/semantic/privilege_*)
 expect "--privilege takes stapusr, stapsys or stapdev" 1 \
 	"^Invalid argument 'root' for --privilege.\$" "$STAP" --privilege=root -p2 -e "$hello"

@@ -260,6 +260,16 @@ static bool check_node(struct node *n, void *arg)
 	struct checking *ck = arg;
 	const char *missing = untranslatable(ck, n);
 
+	/* print(s) of a statistic: pass 2 accepts it (as stap's does), pass 3 refuses it as
+	 * stap's does (a histogram printed alone is another thing: print_histogram()) */
+	if (n->kind == ND_PRINT && !(n->args && n->args->kind == ND_HIST && !n->args->next))
+		for (struct node *a = n->args; a; a = a->next)
+			if (a->type == TYPE_STATS) {
+				diag_at("semantic error", a->tok,
+					"print format actual argument evaluation type unsupported");
+				ck->errors++;
+			}
+
 	if (missing) {
 		diag_at("translation error", n->tok, "%s not implemented yet", missing);
 		ck->errors++;
@@ -346,6 +356,44 @@ static void collect_functions(struct translator *t)
 	t->nfunctions = n;
 }
 
+/*
+ * A break or continue outside a loop (`{ break }` in a probe, a function's `continue`):
+ * pass 2 accepts it and stap refuses it here, in pass 3, with these words.  Expressions
+ * hold no statements, so the statements are all there is to walk.
+ */
+static int check_loop_exits(struct node *n, int loops)
+{
+	int errors = 0;
+
+	for (; n; n = n->next) {
+		switch (n->kind) {
+		case ND_BLOCK:
+			errors += check_loop_exits(n->body, loops);
+			break;
+		case ND_IF:
+		case ND_TRY:
+			errors += check_loop_exits(n->then, loops);
+			errors += check_loop_exits(n->els, loops);
+			break;
+		case ND_FOR:
+		case ND_FOREACH:
+			errors += check_loop_exits(n->then, loops + 1);
+			break;
+		case ND_BREAK:
+		case ND_CONTINUE:
+			if (!loops) {
+				diag_at("semantic error", n->tok, "cannot '%s' outside loop",
+					n->kind == ND_BREAK ? "break" : "continue");
+				errors++;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return errors;
+}
+
 /* Everything pass 2 accepted that passes 3-4 cannot build yet, said plainly. */
 static int check_translatable(struct translator *t)
 {
@@ -369,12 +417,14 @@ static int check_translatable(struct translator *t)
 		probe.handler = h;
 		walk_nodes(h->body, check_node, &ck);
 		walk_nodes(h->body, learn_statistics, &ck);
+		ck.errors += check_loop_exits(h->body, 0);
 	}
 	ck.body = NULL;
 	ck.in_function = true;
 	for (struct function *f = prog->functions; f; f = f->next_used) {
 		walk_nodes(f->body, check_node, &ck);
 		walk_nodes(f->body, learn_statistics, &ck);
+		ck.errors += check_loop_exits(f->body, 0);
 	}
 	return ck.errors;
 }
