@@ -3,7 +3,8 @@
 # the options of pass 4 (-p4, -m, -k, -B, -r DIR, --disable-cache, --clean-cache,
 # --sign-module), and that the cache and the signing key are private (a planted cache is
 # refused, the cleaning follows no link).  Each
-# module build takes seconds, so the cases share builds: about eight builds in all.
+# module build takes seconds, so the cases share builds: about eight builds in all; then
+# the pass-4 invariant (section 10) builds the corpora's scripts, two at a time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! rel=$("$top/testsuite/vm/reference-release" 2>/dev/null) || [ ! -d "/lib/modules/$rel/build" ]; then
