@@ -477,17 +477,32 @@ void semantic_error_related(struct elaborator *el, struct token *tok, struct tok
 	va_end(ap);
 }
 
+static void warning_v(struct elaborator *el, bool about_library, struct token *tok,
+		      const char *fmt, va_list ap)
+{
+	if (diag.suppress_warnings && !diag.warnings_as_errors)
+		return;
+	if (!about_library && tok && tok->file && tok->file->is_tapset)
+		return;		/* about the library, not the user's script: stap says nothing */
+	diagnose_v(el, false, tok, NULL, NULL, fmt, ap);
+	if (diag.warnings_as_errors)
+		el->errors++;
+}
+
 void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (diag.suppress_warnings && !diag.warnings_as_errors)
-		return;
-	if (tok && tok->file && tok->file->is_tapset)
-		return;		/* about the library, not the user's script: stap says nothing */
 	va_start(ap, fmt);
-	diagnose_v(el, false, tok, NULL, NULL, fmt, ap);
+	warning_v(el, false, tok, fmt, ap);
 	va_end(ap);
-	if (diag.warnings_as_errors)
-		el->errors++;
+}
+
+void library_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warning_v(el, true, tok, fmt, ap);
+	va_end(ap);
 }

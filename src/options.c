@@ -103,6 +103,9 @@ static const char usage_text[] =
 "                 pid; without, load the probes, start them and detach\n"
 "                 (staprun -A MODULE attaches again)\n"
 "   -P            --prologue-searching=always\n"
+"   --check-version\n"
+"                 warn of the probes, functions and globals the script uses whose\n"
+"                 text tests systemtap_v (what may differ from version to version)\n"
 "   --skip-badvars\n"
 "                 a context variable ($name) that does not resolve is 0, with a\n"
 "                 warning; one that faults when read is 0, without an error\n"
@@ -182,6 +185,7 @@ enum long_only_options {
 	OPT_RLIMIT_STACK,
 	OPT_RLIMIT_FSIZE,
 	OPT_SKIP_BADVARS,
+	OPT_CHECK_VERSION,
 	OPT_EXAMPLE,
 	OPT_SYSENV,
 };
@@ -221,6 +225,7 @@ static const struct option long_options[] = {
 	{ "rlimit-stack", required_argument, NULL, OPT_RLIMIT_STACK },
 	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
 	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+	{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 	{ "example", no_argument, NULL, OPT_EXAMPLE },
 	{ "sysenv", required_argument, NULL, OPT_SYSENV },
 	{ NULL, 0, NULL, 0 },
@@ -678,6 +683,9 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		break;
 	case OPT_EXAMPLE:	/* the script's name is an example's */
 		cli->example = true;
+		break;
+	case OPT_CHECK_VERSION:
+		s->check_version = true;
 		break;
 	case OPT_SKIP_BADVARS:	/* pass 2 makes them 0; the runtime reads faults as 0 */
 		s->skip_badvars = true;

@@ -143,6 +143,8 @@ struct token {
 	struct source_file *file;
 	int line, column;	/* 1-based */
 	bool space_before;	/* whitespace or a comment precedes it */
+	bool version_dependent;	/* a %( systemtap_v ... %) conditional chose it, or was
+				 * just before it (--check-version) */
 	struct token *expanded_from;	/* the @macro invocation it came from, if any */
 	struct token *next;
 };
@@ -404,6 +406,7 @@ struct symbol {
 	int64_t array_size;	/* global a[N]; 0: MAXMAPENTRIES */
 	bool wrap;		/* global a%: wrap-around array */
 	bool private_;		/* private: visible in its file only */
+	bool version_dependent;	/* its declaration tested systemtap_v (--check-version) */
 	struct stapfile *file;	/* where a global is declared */
 	int position;		/* a parameter's, from 0 */
 	/* pass 2 */
@@ -449,6 +452,7 @@ struct probe {
 	struct probe_point *alias_name;	/* the point an alias defines */
 	struct node *epilogue;		/* "= ... { } , { epilogue }" */
 	bool private_;
+	bool version_dependent;		/* its text tested systemtap_v (--check-version) */
 	struct symbol *locals;		/* filled by pass 2 */
 	struct token *tok;
 	struct stapfile *file;
@@ -465,6 +469,7 @@ struct function {
 	int64_t priority;		/* function f() :N { } */
 	bool has_priority;
 	bool private_;
+	bool version_dependent;	/* its text tested systemtap_v (--check-version) */
 	struct symbol *locals;	/* filled by pass 2 */
 	struct node *body;	/* ND_BLOCK, or NULL for embedded C */
 	struct token *embedded;	/* TOK_EMBEDDED body */
@@ -545,6 +550,7 @@ struct session {
 	bool guru;			/* -g */
 	bool unoptimized;		/* -u */
 	bool skip_badvars;		/* --skip-badvars: a $var that does not resolve is 0 */
+	bool check_version;		/* --check-version: warn of what tests systemtap_v */
 	bool suppress_warnings;		/* -w */
 	bool warnings_as_errors;	/* -W */
 	bool keep_tmpdir;		/* -k */

@@ -202,6 +202,22 @@ expect "without --compatible the resident set has the shared memory" 0 \
 	'(?s)\A(?!.*STP_RSS_WITHOUT_SHMEM 1).*stp_proc_mem\(0, STP_MEM_RSS\)' \
 	"$STAP" -p3 -e 'probe begin { println(proc_mem_rss()) }'
 
+# --check-version: what tests systemtap_v, in the script and in the library
+printf '%s\n' 'global g %( systemtap_v >= "2.0" %? = 1 %)' \
+	'function f() { %( systemtap_v >= "2.0" %? return 1 %: return 2 %) }' \
+	'probe begin { %( systemtap_v < "1.0" %? println("old") %) println(f(), g) }' \
+	'probe end { println(2) }' >"$work/versioned.stp"
+expect "--check-version warns of the probe, function and global that test systemtap_v" 0 \
+	"(?s)^WARNING: This probe uses tapset constructs that are dependent on systemtap version: keyword at versioned.stp:3:1\n.*WARNING: This function uses tapset constructs that are dependent on systemtap version: identifier 'f' at versioned.stp:2:10\n.*WARNING: This global uses tapset constructs that are dependent on systemtap version: identifier 'g' at versioned.stp:1:8\n" \
+	"$STAP" --check-version -p2 versioned.stp
+expect "--check-version leaves the probe that tests no version alone" 0 \
+	'(?s)\A(?!.*keyword at versioned.stp:4)' "$STAP" --check-version -p2 versioned.stp
+expect "without --check-version there is no such warning" 0 \
+	'(?s)\A(?!.*dependent on systemtap version)' "$STAP" -p2 versioned.stp
+expect "--check-version warns of a library function that tests systemtap_v" 0 \
+	"^WARNING: This function uses tapset constructs that are dependent on systemtap version: identifier 'cpuid' at .*/context.stp:[0-9]+:10" \
+	"$STAP" --compatible=1.4 --check-version -p2 -e 'probe begin { println(cpuid()) }'
+
 # break and continue outside a loop: pass 2 accepts them, pass 3 refuses them (stap's words)
 expect "break outside a loop is pass 3's semantic error" 1 \
 	"(?s)^semantic error: cannot 'break' outside loop: keyword at <input>:1:29\n.*Pass 3: translation failed" \

@@ -498,6 +498,9 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		*said = true;
 		return false;
 	}
+	if (el->session->check_version && m->alias->version_dependent)
+		library_warning(el, m->alias->tok, "This probe uses tapset constructs that are "
+				"dependent on systemtap version");
 	inner.body = wrap_body(m->alias, cx->body);
 	if (cx->outer) {
 		inner.script_point = cx->script_point;

@@ -59,6 +59,29 @@ void elaborate_setup(struct elaborator *el, struct session *s, struct preprocess
 	add_program_file(el, user);
 }
 
+/*
+ * --check-version: the script's probes and the functions and globals the program uses
+ * whose text tests systemtap_v (in the library too: the aliases are derive.c's), each
+ * a warning in stap's words.
+ */
+static void warn_version_dependent(struct elaborator *el, struct stapfile *user)
+{
+	static const char *const message =
+		"This %s uses tapset constructs that are dependent on systemtap version";
+
+	if (!el->session->check_version)
+		return;
+	for (struct probe *p = user->probes; p; p = p->next)
+		if (!p->alias && p->version_dependent)
+			library_warning(el, p->tok, message, "probe");
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		if (f->version_dependent)
+			library_warning(el, f->tok, message, "function");
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (g->version_dependent)
+			library_warning(el, g->tok, message, "global");
+}
+
 struct program *elaborate(struct session *s, struct preprocessor *pp, struct stapfile *user,
 			  int *errors)
 {
@@ -71,6 +94,7 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 	derive_tapset_probes(&el);	/* of the files the script's aliases loaded */
 	if (el.errors == 0) {
 		resolve_program(&el);
+		warn_version_dependent(&el, user);
 		check_function_privilege(&el);	/* --privilege=stapusr */
 		apply_global_settings(&el, user);
 		warn_unassigned(&el);

@@ -79,6 +79,9 @@ void semantic_error_related(struct elaborator *el, struct token *tok, struct tok
 /* -w silences warnings; -W makes them fail the pass (still printed as warnings). */
 void semantic_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
+/* A warning shown even when TOK is in the tapset library (--check-version's). */
+void library_warning(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
 
 /* elaborate.c: EL made ready to elaborate USER (elaborate(), and each elaboration of
  * -l/-L): the program holds USER alone, the tapset index is open (with the generated

@@ -1460,7 +1460,11 @@ static void global(struct parser *ps, bool private_)
 static void toplevel(struct parser *ps)
 {
 	struct token *tok = ps->tok;
+	struct probe **probes = ps->probe_tail;
+	struct function **functions = ps->function_tail;
+	struct symbol **globals = ps->global_tail;
 	bool private_ = accept(ps, "private");
+	bool version_dependent = false;
 
 	if (peek(ps, "probe")) {
 		if (private_)
@@ -1486,6 +1490,18 @@ static void toplevel(struct parser *ps)
 		syntax_error(ps, ps->tok,
 			     "expected 'probe', 'global', 'private', 'function', or '%%{'");
 	}
+	/* --check-version: what this declaration made, when a systemtap_v conditional
+	 * chose or preceded one of its tokens */
+	for (struct token *t = tok; t != ps->tok; t = t->next)
+		version_dependent |= t->version_dependent;
+	if (!version_dependent)
+		return;
+	for (struct probe *p = *probes; p; p = p->next)
+		p->version_dependent = true;
+	for (struct function *f = *functions; f; f = f->next)
+		f->version_dependent = true;
+	for (struct symbol *g = *globals; g; g = g->next)
+		g->version_dependent = true;
 }
 
 /* Declarations until the end; after an error, resynchronize at the next one. */

@@ -28,7 +28,24 @@ struct expander {
 	int nesting;		/* of %( conditionals being expanded */
 	long expanded;		/* tokens that macros produced */
 	bool overflowed;	/* MAX_EXPANDED_TOKENS reached: no more expansion */
+	bool mark_next;		/* the next token out is version_dependent */
 };
+
+/*
+ * OUT to the end of the expansion *TAIL.  A mark waiting for it (an empty systemtap_v
+ * branch before it) is not given to the keyword that starts a declaration: such a
+ * branch stood between declarations and belongs to neither.
+ */
+static void emit(struct expander *ex, struct token ***tail, struct token *out)
+{
+	if (ex->mark_next) {
+		out->version_dependent = !(token_is(out, "probe") || token_is(out, "function") ||
+					   token_is(out, "global") || token_is(out, "private"));
+		ex->mark_next = false;
+	}
+	**tail = out;
+	*tail = &out->next;
+}
 
 /* A parse error at TOK, counted in the expansion. */
 #define pp_error(ex, tok, ...) (diag_at("parse error", (tok), __VA_ARGS__), (ex)->errors++)
@@ -273,6 +290,7 @@ struct condition {
 	struct expander *ex;
 	struct token *tok;
 	bool failed;
+	bool version_tested;	/* it compared systemtap_v */
 };
 
 static void cond_error(struct condition *c, const char *what)
@@ -432,6 +450,7 @@ static bool cond_term(struct condition *c)
 
 	if (tok->kind == TOK_IDENT) {
 		c->tok = tok->next;
+		c->version_tested |= strcmp(name, "systemtap_v") == 0;
 		for (size_t i = 0; i < sizeof(string_terms) / sizeof(string_terms[0]); i++)
 			if (strcmp(name, string_terms[i].name) == 0)
 				return string_terms[i].test(c, string_terms[i].value);
@@ -544,20 +563,33 @@ static struct token *conditional(struct expander *ex, struct token *open, struct
 		return tok;
 	}
 	ctail->next = eof_after(tok);
-	/* macros and script arguments may appear in the condition */
+	/* macros and script arguments may appear in the condition (its tokens are not the
+	 * output: a mark waiting for the next token out keeps waiting) */
+	bool mark_next = ex->mark_next;
+
+	ex->mark_next = false;
 	cond_out = &cond_tokens;
 	expand(ex, head.next, &cond_out, depth, &stopped);
+	ex->mark_next = mark_next;
 	*cond_out = eof_after(tok);
 	c.tok = cond_tokens;
 	if (is_eof(c.tok))
 		cond_error(&c, "expected a preprocessor condition");
 	truth = cond_or(&c);
 
+	/* --check-version: the first token the conditional gives, or (none) the next one,
+	 * is marked, so that the declaration around it is known to depend on the version */
+	struct token **first = *tail;
+
 	ex->nesting++;
 	tok = truth ? expand(ex, tok->next, tail, depth, &stopped) : skip_branch(tok->next);
 	if (token_is(tok, "%:"))
 		tok = truth ? skip_branch(tok->next) : expand(ex, tok->next, tail, depth, &stopped);
 	ex->nesting--;
+	if (c.version_tested && *tail != first)
+		(*first)->version_dependent = true;
+	else if (c.version_tested)
+		ex->mark_next = true;
 	if (!token_is(tok, "%)")) {
 		pp_error(ex, open, "no '%%)' ends this preprocessor conditional");
 		return tok;
@@ -578,8 +610,7 @@ static void argument_tokens(struct expander *ex, struct token *tok, char *text,
 		sub->line = tok->line;
 		sub->column = tok->column;
 		sub->expanded_from = tok->expanded_from;
-		**tail = copy_token(sub);
-		*tail = &(**tail)->next;
+		emit(ex, tail, copy_token(sub));
 	}
 }
 
@@ -600,8 +631,7 @@ static bool script_argument(struct expander *ex, struct token *tok, struct token
 		out->number = args->count;
 		out->text = xasprintf("%d", args->count);
 		out->raw = out->text;
-		**tail = out;
-		*tail = &out->next;
+		emit(ex, tail, out);
 		return true;
 	}
 	if (!isdigit((unsigned char)t[1]))
@@ -625,8 +655,7 @@ static bool script_argument(struct expander *ex, struct token *tok, struct token
 		out->kind = TOK_STRING;
 		out->text = args->items[index - 1];
 		out->raw = sb_steal(&raw);
-		**tail = out;
-		*tail = &out->next;
+		emit(ex, tail, out);
 		if (*end)
 			argument_tokens(ex, tok, xstrdup(end), tail);
 		return true;
@@ -711,8 +740,7 @@ static struct token *expand(struct expander *ex, struct token *tok, struct token
 			tok = after;
 			continue;
 		}
-		**tail = copy_token(tok);
-		*tail = &(**tail)->next;
+		emit(ex, tail, copy_token(tok));
 		tok = tok->next;
 	}
 	return tok;
