@@ -1,21 +1,23 @@
 /*
- * syscall_tapset.c - the syscall.* and nd_syscall.* probe aliases, generated for the
- * target kernel from its own DWARF.
+ * syscall_tapset.c - the syscall.*, nd_syscall.* and tp_syscall.* probe aliases,
+ * generated for the target kernel from its own DWARF.
  *
  * Each system call NAME of x86-64 has an entry point __x64_sys_NAME(const struct
  * pt_regs *regs) in the kernel's symbol table, and (when it takes arguments) the
  * function SYSCALL_DEFINE made of its body, __do_sys_NAME, whose parameters are the
  * arguments with their names and C types.  From them this file writes, for each:
  *
- *   probe syscall.NAME = kernel.function("__x64_sys_NAME").call { ... }
- *   probe syscall.NAME.return = kernel.function("__x64_sys_NAME").return { ... }
- *   probe nd_syscall.NAME = kprobe.function("__x64_sys_NAME") { ... }
- *   probe nd_syscall.NAME.return = kprobe.function("__x64_sys_NAME").return { ... }
+ *   probe syscall.NAME = kprobe.function("__x64_sys_NAME") { ... }
+ *   probe syscall.NAME.return = kprobe.function("__x64_sys_NAME").return { ... }
+ *   probe nd_syscall.NAME (.return): the same
+ *   probe tp_syscall.NAME = kernel.trace("raw_syscalls:sys_enter") { ... }
+ *   probe tp_syscall.NAME.return = kernel.trace("raw_syscalls:sys_exit") { ... }
  *
- * The arguments are read from the saved user registers (di, si, dx, r10, r8, r9): the
- * syscall probes through the DWARF ($regs->di), the nd_syscall ones from the pt_regs
- * the entry point gets (its layout is the x86-64 ABI's, no DWARF needed to read it).
- * Each handler sets `name`, `argstr` (as strace and stap show it) and one variable per
+ * The arguments are read from the saved user registers (di, si, dx, r10, r8, r9) of the
+ * pt_regs the entry point gets or the tracepoint passes (its layout is the x86-64
+ * ABI's, no DWARF needed to read it); the tracepoints' handlers let every call go but
+ * NAME's numbers in the build tree's table of the task's ABI.  Each handler sets
+ * `name`, `argstr` (as strace and stap show it) and one variable per
  * argument, named and shown by its type (a const char * is a string: NAME quoted and
  * NAME_unquoted; another pointer NAME_uaddr; numbers by their size and sign); the
  * return probes set `retstr` ("-2 (ENOENT)").  The table below, written by hand, says
@@ -37,7 +39,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-16"
+#define GENERATOR "syscalls-19"
 
 /* How an argument is kept and shown. */
 enum arg_kind {
@@ -661,7 +663,9 @@ static int syscall_args(struct dw_module *k, struct dw_index *index, const struc
 		const char *name = dwarf_diename(&child);
 		struct arg *a;
 
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n == 6)
+		/* SYSCALL_DEFINE0's body takes the registers, unused: no argument */
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n == 6 ||
+		    (name && strcmp(name, "__unused") == 0))
 			continue;
 		a = &args[n++];
 		*a = (struct arg){ .param = name ? name : "arg", .var = name ? name : "arg" };
@@ -691,128 +695,6 @@ static void probe_name(const char *syscall, const char **probe, const char **nam
 		}
 }
 
-/* The aliases' text for SYSCALL through ABI; POINT: its entry point's kernel.function
- * point when the DWARF has it, else NULL (kprobes only). */
-static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
-			const struct arg *args, int n, const char *point)
-{
-	char *entry = xasprintf("%s%s", abi->entry, syscall);
-	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
-	const char *probe, *name;
-
-	probe_name(syscall, &probe, &name);
-	if (point) {
-		sb_printf(sb, "probe syscall.%s = kernel.function(\"%s\").call ?\n{\n", probe,
-			  point);
-		for (int i = 0; i < n; i++)
-			sb_printf(sb, "\t__arg%d = $regs->%s%s\n", i + 1, abi->regs[i].reg, mask);
-		put_variables(sb, syscall, name, args, n);
-		sb_printf(sb, "}\nprobe syscall.%s.return = kernel.function(\"%s\").return ?\n"
-			  "{\n\tname = \"%s\"\n\tretval = $return\n"
-			  "\tretstr = return_str(1, $return)\n}\n", probe, point, name);
-	}
-	for (int nd = point != NULL; nd < 2; nd++) {
-		const char *family = nd ? "nd_syscall" : "syscall";
-
-		sb_printf(sb, "probe %s.%s = kprobe.function(\"%s\") ?\n{\n", family, probe,
-			  entry);
-		if (n)
-			sb_puts(sb, "\t__regs = pointer_arg(1)\n");
-		for (int i = 0; i < n; i++)
-			sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
-				  abi->regs[i].offset, mask);
-		put_variables(sb, syscall, name, args, n);
-		sb_printf(sb, "}\nprobe %s.%s.return = kprobe.function(\"%s\").return ?\n"
-			  "{\n\tname = \"%s\"\n\tretval = returnval()\n"
-			  "\tretstr = return_str(1, retval)\n}\n", family, probe, entry, name);
-	}
-	sb_putc(sb, '\n');
-	free(entry);
-}
-
-/*
- * The aliases of SYSCALL entering through ABI: syscall.PROBE (through the DWARF of the
- * entry point, or a kprobe where the DWARF lacks it), nd_syscall.PROBE (a kprobe), and
- * their .return.  Several definitions of one alias add up: a 32-bit call and its 64-bit
- * twin are one probe, as in stap.  False when the kernel does not build the call.
- */
-static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index *index,
-			const struct abi *abi, const char *syscall)
-{
-	struct arg args[6];
-	int n = syscall_args(k, index, abi, syscall, args), copies;
-	char *entry = xasprintf("%s%s", abi->entry, syscall), *point = NULL;
-	const struct dw_function *f = find_function(index, entry, &copies);
-
-	/* only sys_ni.c's (not built: -ENOSYS), or neither the entry nor its body in the
-	 * DWARF (a weak stub of sys_ni.c's that the DWARF does not name) */
-	if ((!f && copies) || (!f && !n && !body_in_dwarf(index, abi, syscall))) {
-		free(entry);
-		return false;
-	}
-	/* an entry the DWARF has (not an alias of its body's symbol): read through it */
-	if (f)
-		point = copies > 1 && f->file ? xasprintf("%s@%s", entry, f->file) :
-			xstrdup(entry);
-	put_aliases(sb, abi, syscall, args, n, point);
-	free(point);
-	free(entry);
-	return true;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * Adds to NAMES the system calls of x86-64's table, sys_call_table: its entries point at
- * __x64_sys_NAME (a call this kernel does not build, at __x64_sys_ni_syscall).  The
- * table's contents are in the vmlinux as linked.  False when K has no such table.
- */
-static bool table_syscalls(struct dw_module *k, struct strlist *names)
-{
-	const struct dw_symbol *table = dw_symbol_named(k, "sys_call_table");
-	Elf_Scn *scn = NULL;
-
-	if (!table || !table->size || !dw_module_open(k) || !k->elf)
-		return false;
-	while ((scn = elf_nextscn(k->elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
-		    table->addr < shdr.sh_addr || table->addr + table->size > shdr.sh_addr +
-		    shdr.sh_size)
-			continue;
-		if (!(data = elf_getdata(scn, NULL)) || !data->d_buf ||
-		    table->addr - shdr.sh_addr + table->size > data->d_size)
-			return false;
-		for (uint64_t off = 0; off + 8 <= table->size; off += 8) {
-			uint64_t entry;
-			const struct dw_symbol *sym;
-
-			memcpy(&entry, (char *)data->d_buf + (table->addr - shdr.sh_addr) + off,
-			       sizeof(entry));
-			if (!(sym = dw_symbol_at(k, entry)))
-				continue;
-			/* the symbols at the entry's address: one of them is __x64_sys_NAME */
-			for (const struct dw_symbol *s = sym; s >= k->symbols && s->addr == entry; s--)
-				if (starts_with(s->name, "__x64_sys_") &&
-				    strcmp(s->name, "__x64_sys_ni_syscall") != 0)
-					strlist_add(names, s->name + strlen("__x64_sys_"));
-			for (const struct dw_symbol *s = sym + 1;
-			     s < k->symbols + k->nsymbols && s->addr == entry; s++)
-				if (starts_with(s->name, "__x64_sys_") &&
-				    strcmp(s->name, "__x64_sys_ni_syscall") != 0)
-					strlist_add(names, s->name + strlen("__x64_sys_"));
-		}
-		return names->count > 0;
-	}
-	return false;
-}
-
-/* The tapset's text for the kernel K. */
 /* Reads FILE under the kernel's source folders into TEXT (appended); false if none. */
 static bool read_kernel_file(struct session *s, const char *file, struct strbuf *text)
 {
@@ -900,6 +782,179 @@ static void free_tables(struct syscall_tables *t)
 	free(t->ia32);
 }
 
+/* The offset of orig_ax in x86-64's struct pt_regs: the number of the call being made. */
+#define PT_REGS_ORIG_AX 120
+
+static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
+			   const struct arg *args, int n, const int *nrs, int nnr);
+
+/*
+ * The aliases' text for SYSCALL through ABI: syscall.PROBE and nd_syscall.PROBE, each a
+ * kprobe on the entry point (as stap 4.8 makes them on these kernels: its dw_syscall
+ * points name sys_NAME, which they lack), and tp_syscall.PROBE, the raw_syscalls
+ * tracepoints kept for the call's numbers NRS[0..NNR) in ABI's table (none: no
+ * tp_syscall alias), and their .return.
+ */
+static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
+			const struct arg *args, int n, const int *nrs, int nnr)
+{
+	char *entry = xasprintf("%s%s", abi->entry, syscall);
+	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
+	const char *probe, *name;
+
+	probe_name(syscall, &probe, &name);
+	for (int nd = 0; nd < 2; nd++) {
+		const char *family = nd ? "nd_syscall" : "syscall";
+
+		sb_printf(sb, "probe %s.%s = kprobe.function(\"%s\") ?\n{\n", family, probe,
+			  entry);
+		if (n)
+			sb_puts(sb, "\t__regs = pointer_arg(1)\n");
+		for (int i = 0; i < n; i++)
+			sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
+				  abi->regs[i].offset, mask);
+		put_variables(sb, syscall, name, args, n);
+		sb_printf(sb, "}\nprobe %s.%s.return = kprobe.function(\"%s\").return ?\n"
+			  "{\n\tname = \"%s\"\n\tretval = returnval()\n"
+			  "\tretstr = return_str(1, retval)\n}\n", family, probe, entry, name);
+	}
+	put_tp_aliases(sb, abi, syscall, args, n, nrs, nnr);
+	sb_putc(sb, '\n');
+	free(entry);
+}
+
+/*
+ * tp_syscall.PROBE and its .return for SYSCALL entering through ABI: the raw_syscalls
+ * tracepoints, kept for the call's numbers NRS[0..NNR) in ABI's table (none: nothing).
+ */
+static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
+			   const struct arg *args, int n, const int *nrs, int nnr)
+{
+	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
+	const char *probe, *name;
+	struct strbuf other = { 0 };
+
+	probe_name(syscall, &probe, &name);
+	/* another task's ABI, or another call: not this one */
+	for (int i = 0; i < nnr; i++)
+		sb_printf(&other, "%s__nr != %d", i ? " && " : "", nrs[i]);
+	if (nnr) {
+		sb_printf(sb, "probe tp_syscall.%s = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
+			  "\t__nr = $id\n\tif (%s || __syscall_ia32() != %d)\n\t\tnext\n",
+			  probe, other.data, abi->bits32);
+		if (n)
+			sb_puts(sb, "\t__regs = $regs\n");
+		for (int i = 0; i < n; i++)
+			sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
+				  abi->regs[i].offset, mask);
+		put_variables(sb, syscall, name, args, n);
+		sb_printf(sb, "}\nprobe tp_syscall.%s.return = kernel.trace(\"raw_syscalls:sys_exit\")"
+			  "\n{\n\t__nr = kernel_long($regs + %d)\n\tif (%s || __syscall_ia32() != %d)\n"
+			  "\t\tnext\n\tname = \"%s\"\n\tretval = $ret\n"
+			  "\tretstr = return_str(1, retval)\n}\n", probe, PT_REGS_ORIG_AX,
+			  other.data, abi->bits32, name);
+	}
+	sb_free(&other);
+}
+
+/*
+ * The numbers of SYSCALL entering through ABI in the build tree's tables T, into NRS[8]
+ * (the x86-64 table's sys_NAME rows; the ia32 table's compat_sys_NAME rows for the compat
+ * entry, its sys_NAME rows without a compat function otherwise); how many.
+ */
+static int syscall_numbers(const struct syscall_tables *t, const struct abi *abi,
+			   const char *syscall, int nrs[8])
+{
+	const struct table_entry *table = abi->bits32 ? t->ia32 : t->x64;
+	int rows = abi->bits32 ? t->nia32 : t->nx64, n = 0;
+	char *native = xasprintf("sys_%s", syscall), *compat = xasprintf("compat_sys_%s", syscall);
+
+	for (int i = 0; i < rows && n < 8; i++) {
+		if (abi == &ia32_compat_abi ? strcmp(table[i].compat, compat) == 0 :
+		    strcmp(table[i].native, native) == 0 && !(abi->bits32 && table[i].compat[0]))
+			nrs[n++] = table[i].nr;
+	}
+	free(native);
+	free(compat);
+	return n;
+}
+
+/*
+ * The aliases of SYSCALL entering through ABI: syscall.PROBE and nd_syscall.PROBE
+ * (kprobes), tp_syscall.PROBE (the tracepoints, for its numbers in the tables T), and
+ * their .return.  Several definitions of one alias add up: a 32-bit call and its 64-bit
+ * twin are one probe, as in stap.  False when the kernel does not build the call.
+ */
+static bool put_syscall(struct strbuf *sb, struct dw_module *k, struct dw_index *index,
+			const struct abi *abi, const char *syscall, const struct syscall_tables *t)
+{
+	struct arg args[6];
+	int n = syscall_args(k, index, abi, syscall, args), copies, nrs[8];
+	char *entry = xasprintf("%s%s", abi->entry, syscall);
+	const struct dw_function *f = find_function(index, entry, &copies);
+
+	free(entry);
+	/* only sys_ni.c's (not built: -ENOSYS), or neither the entry nor its body in the
+	 * DWARF (a weak stub of sys_ni.c's that the DWARF does not name) */
+	if ((!f && copies) || (!f && !n && !body_in_dwarf(index, abi, syscall)))
+		return false;
+	put_aliases(sb, abi, syscall, args, n, nrs, syscall_numbers(t, abi, syscall, nrs));
+	return true;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Adds to NAMES the system calls of x86-64's table, sys_call_table: its entries point at
+ * __x64_sys_NAME (a call this kernel does not build, at __x64_sys_ni_syscall).  The
+ * table's contents are in the vmlinux as linked.  False when K has no such table.
+ */
+static bool table_syscalls(struct dw_module *k, struct strlist *names)
+{
+	const struct dw_symbol *table = dw_symbol_named(k, "sys_call_table");
+	Elf_Scn *scn = NULL;
+
+	if (!table || !table->size || !dw_module_open(k) || !k->elf)
+		return false;
+	while ((scn = elf_nextscn(k->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
+		    table->addr < shdr.sh_addr || table->addr + table->size > shdr.sh_addr +
+		    shdr.sh_size)
+			continue;
+		if (!(data = elf_getdata(scn, NULL)) || !data->d_buf ||
+		    table->addr - shdr.sh_addr + table->size > data->d_size)
+			return false;
+		for (uint64_t off = 0; off + 8 <= table->size; off += 8) {
+			uint64_t entry;
+			const struct dw_symbol *sym;
+
+			memcpy(&entry, (char *)data->d_buf + (table->addr - shdr.sh_addr) + off,
+			       sizeof(entry));
+			if (!(sym = dw_symbol_at(k, entry)))
+				continue;
+			/* the symbols at the entry's address: one of them is __x64_sys_NAME */
+			for (const struct dw_symbol *s = sym; s >= k->symbols && s->addr == entry; s--)
+				if (starts_with(s->name, "__x64_sys_") &&
+				    strcmp(s->name, "__x64_sys_ni_syscall") != 0)
+					strlist_add(names, s->name + strlen("__x64_sys_"));
+			for (const struct dw_symbol *s = sym + 1;
+			     s < k->symbols + k->nsymbols && s->addr == entry; s++)
+				if (starts_with(s->name, "__x64_sys_") &&
+				    strcmp(s->name, "__x64_sys_ni_syscall") != 0)
+					strlist_add(names, s->name + strlen("__x64_sys_"));
+		}
+		return names->count > 0;
+	}
+	return false;
+}
+
+
 /*
  * syscall_any and syscall_any.return (stap's tapset::syscall_any(3stap)): every system
  * call through the raw_syscalls tracepoints, with syscall_nr and name (the name the
@@ -927,6 +982,10 @@ static void put_syscall_any(struct strbuf *sb, const struct syscall_tables *tabl
 		sb_puts(sb, "\tNULL\n};\n");
 	}
 	sb_puts(sb, "%}\n\n"
+		"// 1 in a 32-bit system call (int $0x80, the 32-bit vDSO), else 0\n"
+		"function __syscall_ia32:long () %{ /* pure */ /* unprivileged */\n"
+		"\tSTAP_RETVALUE = in_ia32_syscall();\n"
+		"%}\n\n"
 		"// the name of system call NR in the current task's ABI (\"\" if none)\n"
 		"function __syscall_name:string (nr:long) %{ /* pure */ /* unprivileged */\n"
 		"\tconst char *const *names = stp_syscall_names_64;\n"
@@ -1020,7 +1079,7 @@ static char *generate(struct dw_module *k)
 	struct dw_index *index = dw_module_index(k);
 	struct strbuf sb = { 0 };
 	struct strlist x64 = { 0 }, ia32 = { 0 }, compat = { 0 };
-	struct syscall_tables tables;
+	struct syscall_tables tables = read_tables(k->session);
 
 	sb_printf(&sb, "// syscalls.stp - the system calls of %s, generated by stapler's "
 		  "src/elaborate/syscall_tapset.c\n// from its DWARF: do not edit.\n\n", k->path);
@@ -1031,7 +1090,7 @@ static char *generate(struct dw_module *k)
 	sort_names(&x64);
 	for (int i = 0; i < x64.count; i++)
 		if (!i || strcmp(x64.items[i], x64.items[i - 1]) != 0)
-			put_syscall(&sb, k, index, &x64_abi, x64.items[i]);
+			put_syscall(&sb, k, index, &x64_abi, x64.items[i], &tables);
 
 	entry_symbols(k, ia32_compat_abi.entry, &compat);
 	sort_names(&compat);
@@ -1044,14 +1103,20 @@ static char *generate(struct dw_module *k)
 	for (int i = 0; i < ia32.count; i++) {
 		const char *name = ia32.items[i];
 
-		if ((i && strcmp(name, ia32.items[i - 1]) == 0) ||
-		    (has_name(&x64, name) && same_entry(k, name)))
+		if (i && strcmp(name, ia32.items[i - 1]) == 0)
 			continue;
+		if (has_name(&x64, name) && same_entry(k, name)) {
+			/* the kprobes are the 64-bit ones; the tracepoints need the number */
+			int nrs[8];
+
+			put_tp_aliases(&sb, &ia32_abi, name, NULL, 0, nrs,
+				       syscall_numbers(&tables, &ia32_abi, name, nrs));
+			continue;
+		}
 		if (!(has_name(&compat, name) &&
-		      put_syscall(&sb, k, index, &ia32_compat_abi, name)))
-			put_syscall(&sb, k, index, &ia32_abi, name);
+		      put_syscall(&sb, k, index, &ia32_compat_abi, name, &tables)))
+			put_syscall(&sb, k, index, &ia32_abi, name, &tables);
 	}
-	tables = read_tables(k->session);
 	put_syscall_any(&sb, &tables);
 	free_tables(&tables);
 	strlist_free(&x64);
@@ -1245,19 +1310,22 @@ static const char *prototype_params(const struct prototypes *p, const char *func
 	return NULL;
 }
 
-/* The aliases of one call of a table, with its prototype's PARAMS (NULL: none). */
+/* The aliases of one call of the tables T, with its prototype's PARAMS (NULL: none). */
 static void put_from_prototype(struct elaborator *el, struct strbuf *sb, const struct abi *abi,
-			       const char *syscall, const char *params)
+			       const char *syscall, const char *params,
+			       const struct syscall_tables *t)
 {
 	struct arg args[6];
 	char *entry = xasprintf("%s%s", abi->entry, syscall);
 	/* not built (sys_ni.c's weak stub is no text symbol), when the symbols say */
 	bool absent = kernel_has_function(el, entry) == 0;
+	int nrs[8];
 
 	free(entry);
 	if (!absent)
 		put_aliases(sb, abi, syscall, args,
-			    params ? prototype_args(abi, syscall, params, args) : 0, NULL);
+			    params ? prototype_args(abi, syscall, params, args) : 0, nrs,
+			    syscall_numbers(t, abi, syscall, nrs));
 }
 
 /*
@@ -1305,12 +1373,18 @@ static char *generate_from_headers(struct elaborator *el)
 			if (!starts_with(func, compat ? "compat_sys_" : "sys_") ||
 			    strcmp(func, "sys_ni_syscall") == 0 || is_listed(done, name))
 				continue;
-			/* SYSCALL_DEFINE0's 32-bit entry is its 64-bit one */
+			/* SYSCALL_DEFINE0's 32-bit entry is its 64-bit one (its kprobes are
+			 * those; the tracepoints need the 32-bit number) */
 			if (bits == 32 && !compat && (!params || strcmp(params, "void") == 0) &&
-			    is_listed(&done64, name))
+			    is_listed(&done64, name)) {
+				int nrs[8];
+
+				put_tp_aliases(&sb, &ia32_abi, name, NULL, 0, nrs,
+					       syscall_numbers(&tables, &ia32_abi, name, nrs));
 				continue;
+			}
 			put_from_prototype(el, &sb, bits == 64 ? &x64_abi : compat ?
-					   &ia32_compat_abi : &ia32_abi, name, params);
+					   &ia32_compat_abi : &ia32_abi, name, params, &tables);
 			strlist_add(done, name);
 		}
 	}

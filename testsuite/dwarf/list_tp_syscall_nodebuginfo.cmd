@@ -1,0 +1,1 @@
+-L 'tp_syscall.read*'
