@@ -15,6 +15,10 @@
  * At the end, hits the kernel could not deliver (a kprobe hit while another kprobe ran on
  * that CPU, a return missed because every kretprobe instance was in use) count as
  * skipped probes and are reported per probe.
+ *
+ * Several probes at one address run in the order the script has them, as in stap: the
+ * kernel runs the kprobes of an address newest first, so a table registers from its end
+ * (its warnings still come in the table's order).
  */
 
 /* One kprobe; pass 3 writes a table of them (the fields before the run-time state). */
@@ -32,6 +36,7 @@ struct stp_kprobe_probe {
 	size_t data_size;
 	/* run-time state, under stp_kprobes_mutex once the session has started */
 	bool registered;
+	int error;			/* of the last registration */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -191,21 +196,25 @@ static int stp_kprobe_module_event(struct notifier_block *nb, unsigned long stat
 		return NOTIFY_DONE;
 	mutex_lock(&stp_kprobes_mutex);
 	for (t = 0; t < stp_kprobe_ntables; t++) {
-		for (i = 0; i < stp_kprobe_tables[t].count; i++) {
-			struct stp_kprobe_probe *k = &stp_kprobe_tables[t].probes[i];
-			int err;
+		size_t count = stp_kprobe_tables[t].count;
 
+		for (i = count; i-- > 0;) {	/* from the end: see the top */
+			struct stp_kprobe_probe *k = &stp_kprobe_tables[t].probes[i];
+
+			k->error = 0;
 			if (!k->wait_for_module || !stp_kprobe_in_module(k, mod->name))
 				continue;
 			if (state == MODULE_STATE_GOING && k->registered) {
 				stp_kprobe_unregister_one(k);
 			} else if (state == MODULE_STATE_COMING && !k->registered) {
-				err = stp_kprobe_register_one(k);
-				if (err)
-					stp_kprobe_warn_failed(k, err);
-				k->registered = !err;
+				k->error = stp_kprobe_register_one(k);
+				k->registered = !k->error;
 			}
 		}
+		for (i = 0; i < count; i++)
+			if (stp_kprobe_tables[t].probes[i].error)
+				stp_kprobe_warn_failed(&stp_kprobe_tables[t].probes[i],
+						       stp_kprobe_tables[t].probes[i].error);
 	}
 	mutex_unlock(&stp_kprobes_mutex);
 	return NOTIFY_DONE;
@@ -280,17 +289,18 @@ static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, 
 		stp_kprobes_watching = true;
 	}
 	mutex_lock(&stp_kprobes_mutex);
-	for (i = 0; i < count; i++) {
+	for (i = count; i-- > 0;) {	/* from the end: see the top */
 		int err = probes[i].registered ? 0 : stp_kprobe_register_one(&probes[i]);
 
+		probes[i].error = 0;
 		if (err == -ENOENT && probes[i].wait_for_module)
 			continue;	/* the module is not loaded: the notifier will do it */
-		if (err) {
-			stp_kprobe_warn_failed(&probes[i], err);
-			continue;
-		}
-		probes[i].registered = true;
+		probes[i].error = err;
+		probes[i].registered = !err;
 	}
+	for (i = 0; i < count; i++)
+		if (probes[i].error)
+			stp_kprobe_warn_failed(&probes[i], probes[i].error);
 	mutex_unlock(&stp_kprobes_mutex);
 	return 0;
 }
