@@ -8,13 +8,18 @@
  *   kprobe.statement(ADDRESS).absolute       at an address (guru mode)
  *
  * The kernel's function names may be wildcards; they expand against its symbol table
- * (kernel_symbols.c).  A module's are looked up when it is loaded, at run time, as stap
- * does.  Handlers read arguments with long_arg(N), returnval() and friends.
+ * (kernel_symbols.c).  A module's function is looked up by name when the module is
+ * loaded, at run time, as stap does; wildcards in a module's name or a function's expand
+ * against the module files of the target kernel (the -dbg package's, or the installed
+ * ones: their ELF symbol tables), each function then waited for by name.  Handlers read
+ * arguments with long_arg(N), returnval() and friends.
  */
 #include "elaborate/elaborate.h"
+#include "debuginfo/dw.h"
 #include "translate/emit.h"
 #include "family.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +62,88 @@ static bool absolute_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
+/* A probe on each function of NAMES (of MODULE, or NULL: the kernel), FUNCTION the
+ * point's function component (its suffixes are kept in the names). */
+static void add_function_probes(struct elaborator *el, struct probe_point *pp,
+				struct derived_probe *proto, const char *module,
+				const struct strlist *names, struct component *function,
+				bool is_return, int64_t maxactive)
+{
+	(void)pp;
+	for (int i = 0; i < names->count; i++) {
+		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
+		struct strbuf name = { 0 };
+		struct derived_probe *dp;
+
+		k->module = module;
+		k->symbol = xstrdup(names->items[i]);
+		k->is_return = is_return;
+		k->maxactive = maxactive;
+		sb_puts(&name, "kprobe.");
+		if (module)
+			sb_printf(&name, "module(\"%s\").", module);
+		sb_printf(&name, "function(\"%s\")", names->items[i]);
+		for (struct component *suffix = function->next; suffix; suffix = suffix->next) {
+			sb_printf(&name, ".%s", suffix->name);
+			if (suffix->arg)
+				sb_printf(&name, "(%" PRId64 ")", suffix->arg->number);
+		}
+		proto->saves_entry = is_return;
+		dp = add_derived_probe(el, proto, sb_steal(&name), k);
+		dp->note = module ? xasprintf(" name = %s:%s", module, names->items[i]) :
+				    xasprintf(" name = %s", names->items[i]);
+	}
+}
+
+/*
+ * kprobe.module(M).function(F) with a wildcard in M or F: the functions F matches in
+ * each module M matches, from the module files of the target kernel; false (an error
+ * said) when there are none.
+ */
+static bool module_wildcard_build(struct elaborator *el, struct probe_point *pp,
+				  struct derived_probe *proto, const char *module,
+				  const char *pattern, struct component *function,
+				  bool is_return, int64_t maxactive)
+{
+	struct debuginfo *di = elaborator_debuginfo(el);
+	struct strlist modules = debuginfo_module_names(di, module);
+	bool found = false;
+
+	for (int i = 0; i < modules.count; i++) {
+		struct dw_module *m = debuginfo_module(di, modules.items[i]);
+		struct strlist names = { 0 };
+
+		for (int j = 0; m && j < m->nsymbols; j++) {
+			const struct dw_symbol *sym = &m->symbols[j];
+
+			if (sym->function && !starts_with(sym->name, "__pfx_") &&
+			    fnmatch(pattern, sym->name, 0) == 0)
+				strlist_add(&names, sym->name);
+		}
+		if (names.count) {	/* sorted, each name once (static functions share) */
+			int kept = 1;
+
+			qsort(names.items, names.count, sizeof(*names.items), compare_strings);
+			for (int j = 1; j < names.count; j++) {
+				if (strcmp(names.items[j], names.items[kept - 1]) == 0)
+					free(names.items[j]);
+				else
+					names.items[kept++] = names.items[j];
+			}
+			names.count = kept;
+			names.items[kept] = NULL;
+			add_function_probes(el, pp, proto, xstrdup(modules.items[i]), &names,
+					    function, is_return, maxactive);
+			found = true;
+		}
+		strlist_free(&names);
+	}
+	strlist_free(&modules);
+	if (!found)
+		semantic_error(el, NULL, "no match");
+	return found;
+}
+
 static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 			 struct derived_probe *proto)
 {
@@ -80,6 +167,9 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 		else if (strcmp(suffix->name, "maxactive") == 0)
 			maxactive = component_number(suffix, &present);
 	}
+	if (module && (strpbrk(module, "*?[") || strpbrk(pattern, "*?[")))
+		return module_wildcard_build(el, pp, proto, module, pattern, function, is_return,
+					     maxactive);
 	if (module) {	/* looked up when the module is there (at run time), as in stap */
 		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
 		struct derived_probe *dp;
@@ -106,28 +196,7 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 		free(similar);
 		return false;
 	}
-	for (int i = 0; i < names.count; i++) {
-		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
-		struct strbuf name = { 0 };
-		struct derived_probe *dp;
-
-		k->module = module;
-		k->symbol = names.items[i];
-		k->is_return = is_return;
-		k->maxactive = maxactive;
-		sb_puts(&name, "kprobe.");
-		if (module)
-			sb_printf(&name, "module(\"%s\").", module);
-		sb_printf(&name, "function(\"%s\")", names.items[i]);
-		for (suffix = function->next; suffix; suffix = suffix->next) {
-			sb_printf(&name, ".%s", suffix->name);
-			if (suffix->arg)
-				sb_printf(&name, "(%" PRId64 ")", suffix->arg->number);
-		}
-		proto->saves_entry = is_return;
-		dp = add_derived_probe(el, proto, sb_steal(&name), k);
-		dp->note = xasprintf(" name = %s", names.items[i]);
-	}
+	add_function_probes(el, pp, proto, NULL, &names, function, is_return, maxactive);
 	return true;
 }
 
@@ -186,20 +255,9 @@ static const struct probe_table kprobe_table = {
 	"stp_kprobes_unregister", kprobe_entry,
 };
 
-/* A module's functions are found by exact name at run time: no wildcards there. */
-static const char *kprobe_missing(struct derived_probe *dp)
-{
-	struct kprobe_probe *k = dp->data;
-
-	if (k->module && (strpbrk(k->module, "*?[") || strpbrk(k->symbol, "*?[")))
-		return "wildcards in kprobe.module() probes";
-	return NULL;
-}
-
 const struct probe_family kprobe_family = {
 	.name = "kprobe",
 	.templates = kprobe_templates,
 	.build = kprobe_build,
-	.missing = kprobe_missing,
 	.table = &kprobe_table,
 };
