@@ -7,8 +7,53 @@
  * counts.  Unloading without EXIT (stapio killed) unregisters without running end probes.
  */
 
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
+#include <linux/user_namespace.h>
+
 static bool stp_started, stp_stopped;
 static pid_t stp_target_pid;
+
+/*
+ * stap --target-namespaces=PID (staprun passes stp_target_ns_pid=PID): the pid and user
+ * namespaces the ns_* functions see ids in (context_session.stp), those of process PID
+ * (a pid of the initial namespace) as START finds it; without it, stapio's.
+ */
+static int stp_target_ns_pid;
+module_param(stp_target_ns_pid, int, 0400);
+static struct pid_namespace *stp_target_pid_ns;
+static struct user_namespace *stp_target_user_ns;
+
+/* The namespaces of process stp_target_ns_pid, referenced; STP_START_REPORTED if none. */
+static int stp_target_namespaces_get(void)
+{
+	struct task_struct *t;
+
+	if (stp_target_ns_pid <= 0)
+		return 0;
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(stp_target_ns_pid, &init_pid_ns), PIDTYPE_PID);
+	if (t && task_active_pid_ns(t)) {
+		stp_target_pid_ns = get_pid_ns(task_active_pid_ns(t));
+		stp_target_user_ns = get_user_ns(__task_cred(t)->user_ns);
+	}
+	rcu_read_unlock();
+	if (stp_target_pid_ns)
+		return 0;
+	stp_ctl_printf(STP_MSG_ERROR, "ERROR: ", "no process %d for --target-namespaces",
+		       stp_target_ns_pid);
+	return STP_START_REPORTED;
+}
+
+static void stp_target_namespaces_put(void)
+{
+	if (stp_target_pid_ns)
+		put_pid_ns(stp_target_pid_ns);
+	if (stp_target_user_ns)
+		put_user_ns(stp_target_user_ns);
+	stp_target_pid_ns = NULL;
+	stp_target_user_ns = NULL;
+}
 
 /* START: registers the probes and runs the begin probes; answers STARTED. */
 static void stp_handle_start(const struct stp_msg_start *msg)
@@ -23,7 +68,9 @@ static void stp_handle_start(const struct stp_msg_start *msg)
 	}
 	stp_started = true;
 	stp_target_pid = msg->target_pid;
-	reply.status = stp_script_start();
+	reply.status = stp_target_namespaces_get();
+	if (reply.status == 0)
+		reply.status = stp_script_start();
 	if (reply.status == 0) {
 		atomic_cmpxchg(&stp_session_state, STP_SESSION_STARTING, STP_SESSION_RUNNING);
 	} else {
@@ -92,6 +139,7 @@ static void __exit stp_module_exit(void)
 	stp_timing_free();
 	stp_script_free();
 	stp_contexts_free();
+	stp_target_namespaces_put();
 }
 
 module_init(stp_module_init);

@@ -103,6 +103,9 @@ static const char usage_text[] =
 "                 pid; without, load the probes, start them and detach\n"
 "                 (staprun -A MODULE attaches again)\n"
 "   -P            --prologue-searching=always\n"
+"   --target-namespaces=PID\n"
+"                 ns_pid() and the other ns_* functions see ids as the namespaces\n"
+"                 of process PID see them (by default, stapio's)\n"
 "   --check-version\n"
 "                 warn of the probes, functions and globals the script uses whose\n"
 "                 text tests systemtap_v (what may differ from version to version)\n"
@@ -186,6 +189,7 @@ enum long_only_options {
 	OPT_RLIMIT_FSIZE,
 	OPT_SKIP_BADVARS,
 	OPT_CHECK_VERSION,
+	OPT_TARGET_NAMESPACES,
 	OPT_EXAMPLE,
 	OPT_SYSENV,
 };
@@ -226,6 +230,7 @@ static const struct option long_options[] = {
 	{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
 	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 	{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
+	{ "target-namespaces", required_argument, NULL, OPT_TARGET_NAMESPACES },
 	{ "example", no_argument, NULL, OPT_EXAMPLE },
 	{ "sysenv", required_argument, NULL, OPT_SYSENV },
 	{ NULL, 0, NULL, 0 },
@@ -687,6 +692,19 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 	case OPT_CHECK_VERSION:
 		s->check_version = true;
 		break;
+	case OPT_TARGET_NAMESPACES: {	/* a process id; whether it exists is known at START */
+		char *end;
+		long pid;
+
+		errno = 0;
+		pid = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || pid < 1 || pid > INT32_MAX) {
+			fputs("Invalid process ID number for target namespaces.\n", stderr);
+			exit(1);	/* stap's words */
+		}
+		s->target_ns_pid = pid;
+		break;
+	}
 	case OPT_SKIP_BADVARS:	/* pass 2 makes them 0; the runtime reads faults as 0 */
 		s->skip_badvars = true;
 		strlist_add(&s->defines, "STP_SKIP_BADVARS");

@@ -153,6 +153,12 @@ int run_module(struct session *s)
 	strlist_add(&argv, s->module_path);
 	for (int i = 0; i < s->global_settings.count; i++)	/* -G var=value */
 		strlist_add(&argv, s->global_settings.items[i]);
+	if (s->target_ns_pid) {	/* a module parameter (runtime/module.c) */
+		char *param = xasprintf("stp_target_ns_pid=%ld", s->target_ns_pid);
+
+		strlist_add(&argv, param);
+		free(param);
+	}
 	if (verbose_at(s, 5, 2))
 		show_command(&argv);
 

@@ -583,6 +583,7 @@ struct session {
 	const char *output_file;	/* -o */
 	const char *target_cmd;		/* -c */
 	long target_pid;		/* -x */
+	long target_ns_pid;		/* --target-namespaces=PID, or 0 */
 	long buffer_mb;			/* -s: staprun -b */
 	bool bulk_mode;			/* -b */
 	const char *switch_files;	/* -S SIZE[,N] */

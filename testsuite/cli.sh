@@ -152,6 +152,12 @@ expect "-c, -o, -s, -S, -F (with -o), -w and -G reach staprun" 1 \
 	-e 'global x; probe begin { println(x + 1) exit() }'
 expect "-x and -F (without -o) reach staprun as -x and -L" 1 \
 	"^Running [^ ]*/staprun -v -v -x 7 -L [^ ]*\\.ko\$" "$STAP" --vp 00002 -x 7 -F -e "$hello"
+expect "--target-namespaces=PID reaches the module as stp_target_ns_pid=PID" 1 \
+	"^Running [^ ]*/staprun -v -v [^ ]*\\.ko stp_target_ns_pid=42\$" \
+	"$STAP" --vp 00002 --target-namespaces=42 -e 'probe begin { println(ns_pid()) exit() }'
+expect "--target-namespaces takes a process id (stap's words)" 1 \
+	"^Invalid process ID number for target namespaces.\$" \
+	"$STAP" --target-namespaces=0 -p2 -e "$hello"
 expect "--runtime=kernel is accepted" 0 '^begin /\* <- begin \*/' \
 	"$STAP" --runtime=kernel -p2 -e "$hello"
 expect "--runtime takes kernel, dyninst or bpf" 1 "Invalid --runtime 'x'" \
