@@ -788,6 +788,21 @@ static void free_tables(struct syscall_tables *t)
 static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
 			   const struct arg *args, int n, const int *nrs, int nnr);
 
+/* An entry handler's statements: the N arguments read from the saved user registers the
+ * struct pt_regs * REGS (an expression of the handler) points at, and the variables. */
+static void put_entry_body(struct strbuf *sb, const struct abi *abi, const char *syscall,
+			   const char *name, const struct arg *args, int n, const char *regs)
+{
+	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
+
+	if (n)
+		sb_printf(sb, "\t__regs = %s\n", regs);
+	for (int i = 0; i < n; i++)
+		sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
+			  abi->regs[i].offset, mask);
+	put_variables(sb, syscall, name, args, n);
+}
+
 /*
  * The aliases' text for SYSCALL through ABI: syscall.PROBE and nd_syscall.PROBE, each a
  * kprobe on the entry point (as stap 4.8 makes them on these kernels: its dw_syscall
@@ -799,7 +814,6 @@ static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *sy
 			const struct arg *args, int n, const int *nrs, int nnr)
 {
 	char *entry = xasprintf("%s%s", abi->entry, syscall);
-	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
 	const char *probe, *name;
 
 	probe_name(syscall, &probe, &name);
@@ -808,12 +822,7 @@ static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *sy
 
 		sb_printf(sb, "probe %s.%s = kprobe.function(\"%s\") ?\n{\n", family, probe,
 			  entry);
-		if (n)
-			sb_puts(sb, "\t__regs = pointer_arg(1)\n");
-		for (int i = 0; i < n; i++)
-			sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
-				  abi->regs[i].offset, mask);
-		put_variables(sb, syscall, name, args, n);
+		put_entry_body(sb, abi, syscall, name, args, n, "pointer_arg(1)");
 		sb_printf(sb, "}\nprobe %s.%s.return = kprobe.function(\"%s\").return ?\n"
 			  "{\n\tname = \"%s\"\n\tretval = returnval()\n"
 			  "\tretstr = return_str(1, retval)\n}\n", family, probe, entry, name);
@@ -830,7 +839,6 @@ static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *sy
 static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
 			   const struct arg *args, int n, const int *nrs, int nnr)
 {
-	const char *mask = abi->bits32 ? " & 0xffffffff" : "";
 	const char *probe, *name;
 	struct strbuf other = { 0 };
 
@@ -842,12 +850,7 @@ static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char 
 		sb_printf(sb, "probe tp_syscall.%s = kernel.trace(\"raw_syscalls:sys_enter\")\n{\n"
 			  "\t__nr = $id\n\tif (%s || __syscall_ia32() != %d)\n\t\tnext\n",
 			  probe, other.data, abi->bits32);
-		if (n)
-			sb_puts(sb, "\t__regs = $regs\n");
-		for (int i = 0; i < n; i++)
-			sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
-				  abi->regs[i].offset, mask);
-		put_variables(sb, syscall, name, args, n);
+		put_entry_body(sb, abi, syscall, name, args, n, "$regs");
 		sb_printf(sb, "}\nprobe tp_syscall.%s.return = kernel.trace(\"raw_syscalls:sys_exit\")"
 			  "\n{\n\t__nr = kernel_long($regs + %d)\n\tif (%s || __syscall_ia32() != %d)\n"
 			  "\t\tnext\n\tname = \"%s\"\n\tretval = $ret\n"
