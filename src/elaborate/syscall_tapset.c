@@ -418,22 +418,20 @@ static const struct { const char *syscall, *probe, *name; } probe_names[] = {
 struct abi {
 	const char *entry, *body;
 	bool bits32;
-	struct { const char *reg; int offset; } regs[6];
+	int offsets[6];		/* of the arguments' registers in struct pt_regs */
 };
 
+/* di, si, dx, r10, r8, r9 */
 static const struct abi x64_abi = {
-	"__x64_sys_", "__do_sys_", false,
-	{ { "di", 112 }, { "si", 104 }, { "dx", 96 }, { "r10", 56 }, { "r8", 72 }, { "r9", 64 } },
+	"__x64_sys_", "__do_sys_", false, { 112, 104, 96, 56, 72, 64 },
 };
 /* int $0x80 and the 32-bit vDSO: ebx, ecx, edx, esi, edi, ebp */
 static const struct abi ia32_abi = {
-	"__ia32_sys_", "__do_sys_", true,
-	{ { "bx", 40 }, { "cx", 88 }, { "dx", 96 }, { "si", 104 }, { "di", 112 }, { "bp", 32 } },
+	"__ia32_sys_", "__do_sys_", true, { 40, 88, 96, 104, 112, 32 },
 };
 /* a 32-bit call with a compat body of its own (compat_sys_NAME: 32-bit structures) */
 static const struct abi ia32_compat_abi = {
-	"__ia32_compat_sys_", "__do_compat_sys_", true,
-	{ { "bx", 40 }, { "cx", 88 }, { "dx", 96 }, { "si", 104 }, { "di", 112 }, { "bp", 32 } },
+	"__ia32_compat_sys_", "__do_compat_sys_", true, { 40, 88, 96, 104, 112, 32 },
 };
 
 /* One argument, as the generated handlers keep it. */
@@ -799,7 +797,7 @@ static void put_entry_body(struct strbuf *sb, const struct abi *abi, const char 
 		sb_printf(sb, "\t__regs = %s\n", regs);
 	for (int i = 0; i < n; i++)
 		sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
-			  abi->regs[i].offset, mask);
+			  abi->offsets[i], mask);
 	put_variables(sb, syscall, name, args, n);
 }
 
