@@ -62,14 +62,12 @@ static bool absolute_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
-/* A probe on each function of NAMES (of MODULE, or NULL: the kernel), FUNCTION the
- * point's function component (its suffixes are kept in the names). */
-static void add_function_probes(struct elaborator *el, struct probe_point *pp,
-				struct derived_probe *proto, const char *module,
-				const struct strlist *names, struct component *function,
-				bool is_return, int64_t maxactive)
+/* A probe on each function of NAMES (copied; of MODULE, or NULL: the kernel), FUNCTION
+ * the point's function component (its suffixes are kept in the names). */
+static void add_function_probes(struct elaborator *el, struct derived_probe *proto,
+				const char *module, const struct strlist *names,
+				struct component *function, bool is_return, int64_t maxactive)
 {
-	(void)pp;
 	for (int i = 0; i < names->count; i++) {
 		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
 		struct strbuf name = { 0 };
@@ -100,10 +98,9 @@ static void add_function_probes(struct elaborator *el, struct probe_point *pp,
  * each module M matches, from the module files of the target kernel; false (an error
  * said) when there are none.
  */
-static bool module_wildcard_build(struct elaborator *el, struct probe_point *pp,
-				  struct derived_probe *proto, const char *module,
-				  const char *pattern, struct component *function,
-				  bool is_return, int64_t maxactive)
+static bool module_wildcard_build(struct elaborator *el, struct derived_probe *proto,
+				  const char *module, const char *pattern,
+				  struct component *function, bool is_return, int64_t maxactive)
 {
 	struct debuginfo *di = elaborator_debuginfo(el);
 	struct strlist modules = debuginfo_module_names(di, module);
@@ -132,7 +129,7 @@ static bool module_wildcard_build(struct elaborator *el, struct probe_point *pp,
 			}
 			names.count = kept;
 			names.items[kept] = NULL;
-			add_function_probes(el, pp, proto, xstrdup(modules.items[i]), &names,
+			add_function_probes(el, proto, xstrdup(modules.items[i]), &names,
 					    function, is_return, maxactive);
 			found = true;
 		}
@@ -168,7 +165,7 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 			maxactive = component_number(suffix, &present);
 	}
 	if (module && (strpbrk(module, "*?[") || strpbrk(pattern, "*?[")))
-		return module_wildcard_build(el, pp, proto, module, pattern, function, is_return,
+		return module_wildcard_build(el, proto, module, pattern, function, is_return,
 					     maxactive);
 	if (module) {	/* looked up when the module is there (at run time), as in stap */
 		struct kprobe_probe *k = xcalloc(1, sizeof(*k));
@@ -196,7 +193,8 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 		free(similar);
 		return false;
 	}
-	add_function_probes(el, pp, proto, NULL, &names, function, is_return, maxactive);
+	add_function_probes(el, proto, NULL, &names, function, is_return, maxactive);
+	strlist_free(&names);
 	return true;
 }
 
