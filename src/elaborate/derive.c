@@ -570,8 +570,14 @@ static bool derive_point(struct elaborator *el, struct probe_point *pp,
 		for (int i = 0; i < n; i++)
 			resolved |= expand_alias(el, pp, &matches[i], cx, &said);
 		free(matches);
-		if (has_wildcards(pp) && fits_a_family(pp))	/* "**": aliases and families */
+		if (has_wildcards(pp) && fits_a_family(pp)) {	/* "**": aliases and families */
+			int before = el->errors;	/* what the families lack is no error */
+
+			diag_quiet++;
 			resolved |= derive_from_families(el, pp, cx);
+			diag_quiet--;
+			el->errors = before;
+		}
 		if (!resolved && !said)	/* each level that fails says so, as in stap */
 			error_resolving(el, pp, NULL, "no match");
 		diag_quiet -= optional;
@@ -618,7 +624,7 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 	struct family_match *matches;
 	int n = match_probe_families(pp, &matches);
 	int errors_before = el->errors, quiet = point_is_optional(pp) || el->listing;
-	bool resolved = false;
+	bool resolved = false, several;
 
 	if (n == 0) {
 		if (!quiet)
@@ -635,7 +641,11 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 	}
 	el->resolving = pp->tok;
 	el->resolving_shown = false;
-	diag_quiet += quiet;
+	/* several forms (a wildcard in a name: "ti**(1)", "kernel.function(...).*"): as in
+	 * stap, those that resolve are the point's and the others are left out quietly;
+	 * when none does, the first says why */
+	several = n > 1 && !quiet;
+	diag_quiet += quiet || several;
 	for (int i = 0; i < n; i++) {
 		struct derived_probe proto = {
 			.handler = cx->handler,
@@ -652,11 +662,18 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 
 		if (privilege_allows_point(el, matches[i].point))	/* --privilege */
 			resolved |= matches[i].family->build(el, matches[i].point, &proto);
+		if (several && i == n - 1 && !resolved) {	/* none did: again, saying why */
+			diag_quiet--;
+			el->errors = errors_before;
+			several = false;
+			i = -1;
+			n = 1;
+		}
 	}
-	diag_quiet -= quiet;
+	diag_quiet -= quiet || several;
 	el->resolving = NULL;
 	free(matches);
-	if (quiet)
+	if (quiet || (several && resolved))
 		el->errors = errors_before;	/* an optional point that fails is just left out */
 	return resolved;
 }

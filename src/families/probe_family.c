@@ -107,26 +107,30 @@ static int fitting_components(struct probe_point *pp, struct template *t)
 /*
  * Whether the components from P on match the N template components T, all of them; each
  * template component's pattern component goes in FROM (NULL for those a "**" took).  A
- * component "**" (or one holding it, "p**") takes one or more components without
- * arguments, joined by dots: "**" matches "procfs.read".
+ * component "**" (or one holding it, "p**") takes one or more components, joined by
+ * dots: "**" matches "procfs.read"; its argument, if any, is the last one's, as in stap:
+ * "ti**es(1)" is timer.jiffies(1).
  */
 static bool match_template(struct component *p, struct template_component *t, int n,
 			   struct component **from)
 {
 	if (!p)
 		return n == 0;
-	if (strstr(p->name, "**") && !p->arg) {
+	if (strstr(p->name, "**")) {
 		struct strbuf joined = { 0 };
 		bool matched = false;
 
-		for (int k = 1; k <= n && t[k - 1].arg == ARG_NONE && !matched; k++) {
+		for (int k = 1; k <= n && !matched; k++) {
 			sb_printf(&joined, "%s%s", k > 1 ? "." : "", t[k - 1].name);
-			if (fnmatch(p->name, joined.data, 0) == 0 &&
+			if (fnmatch(p->name, joined.data, 0) == 0 && arg_fits(p, t[k - 1].arg) &&
 			    match_template(p->next, t + k, n - k, from + k)) {
-				for (int i = 0; i < k; i++)
+				for (int i = 0; i < k - 1; i++)
 					from[i] = NULL;
+				from[k - 1] = p->arg ? p : NULL;	/* the argument's */
 				matched = true;
 			}
+			if (t[k - 1].arg != ARG_NONE)
+				break;	/* only the last joined component may have an argument */
 		}
 		sb_free(&joined);
 		return matched;
