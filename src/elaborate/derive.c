@@ -618,6 +618,28 @@ static void report_mismatch(struct elaborator *el, struct probe_point *pp)
 }
 
 /* The families' forms that PP fits; each builds its probes. */
+/* One form M of the point PP (a family's), built with the context CX; true if it made
+ * a derived probe. */
+static bool build_form(struct elaborator *el, struct probe_point *pp, struct point_context *cx,
+		       const struct family_match *m)
+{
+	struct derived_probe proto = {
+		.handler = cx->handler,
+		.point = m->point,
+		.family = m->family,
+		.derivation = cx->derivation,
+		/* pn(): the alias named, else (NULL) the point the family resolves, as
+		 * stap 4.8's: kernel.function("vfs_read@fs/read_write.c:450") */
+		.script_point = cx->outer ? cx->script_point : NULL,
+		.from_point = cx->script_point,	/* as the script wrote it */
+		.from_wildcard = has_wildcards(pp),
+		.condition = pp->condition,
+	};
+
+	return privilege_allows_point(el, m->point) &&	/* --privilege */
+	       m->family->build(el, m->point, &proto);
+}
+
 static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 				 struct point_context *cx)
 {
@@ -646,35 +668,17 @@ static bool derive_from_families(struct elaborator *el, struct probe_point *pp,
 	 * when none does, the first says why */
 	several = n > 1 && !quiet;
 	diag_quiet += quiet || several;
-	for (int i = 0; i < n; i++) {
-		struct derived_probe proto = {
-			.handler = cx->handler,
-			.point = matches[i].point,
-			.family = matches[i].family,
-			.derivation = cx->derivation,
-			/* pn(): the alias named, else (NULL) the point the family resolves, as
-			 * stap 4.8's: kernel.function("vfs_read@fs/read_write.c:450") */
-			.script_point = cx->outer ? cx->script_point : NULL,
-			.from_point = cx->script_point,	/* as the script wrote it */
-			.from_wildcard = has_wildcards(pp),
-			.condition = pp->condition,
-		};
-
-		if (privilege_allows_point(el, matches[i].point))	/* --privilege */
-			resolved |= matches[i].family->build(el, matches[i].point, &proto);
-		if (several && i == n - 1 && !resolved) {	/* none did: again, saying why */
-			diag_quiet--;
-			el->errors = errors_before;
-			several = false;
-			i = -1;
-			n = 1;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		resolved |= build_form(el, pp, cx, &matches[i]);
 	diag_quiet -= quiet || several;
+	if (several && !resolved) {	/* none did: the first again, saying why */
+		el->errors = errors_before;
+		resolved = build_form(el, pp, cx, &matches[0]);
+	} else if (quiet || several) {
+		el->errors = errors_before;	/* an optional point that fails is just left out */
+	}
 	el->resolving = NULL;
 	free(matches);
-	if (quiet || (several && resolved))
-		el->errors = errors_before;	/* an optional point that fails is just left out */
 	return resolved;
 }
 
