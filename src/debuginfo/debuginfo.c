@@ -309,9 +309,20 @@ struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, co
 		int fd = open(file, O_RDONLY);
 
 		*why = xstrdup(fd < 0 ? strerror(errno) : "No DWARF information found");
-		if (fd >= 0)
-			close(fd);
-		return NULL;
+		if (fd < 0)
+			return NULL;
+		close(fd);
+		/* its ELF symbols alone, as stap falls back on them */
+		m = xcalloc(1, sizeof(*m));
+		m->name = xstrdup(target);
+		m->path = xstrdup(file);
+		m->is_user = true;
+		m->session = di->session;
+		if (!dw_module_open_symbols(m)) {
+			dw_module_free(m);
+			return NULL;
+		}
+		dw_module_read_tables(m);
 	}
 	m->next = di->modules;
 	di->modules = m;

@@ -40,6 +40,7 @@ struct dw_symbol {
 	const char *name;
 	uint64_t addr, size;
 	bool function;		/* STT_FUNC */
+	int order;		/* its place in the file's symbol table (not kept in the cache) */
 	bool unique;		/* no other symbol of the module has its name */
 	bool exported;		/* EXPORT_SYMBOL: __ksymtab_NAME exists */
 };
@@ -62,6 +63,7 @@ struct dw_module {
 	Dwarf *dwarf;
 	Dwarf_Addr bias;	/* DWARF address + bias = address in symbols */
 	bool open_failed;
+	bool symbols_only;	/* a program or library without DWARF: its ELF file alone */
 	bool in_use;		/* a probe of the program refers to it: debuginfo_close() keeps it */
 	/* from the ELF symbol table, read once; by address */
 	struct dw_symbol *symbols;
@@ -115,7 +117,8 @@ struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
 /* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
- * not ("No DWARF information found"). */
+ * not.  An ELF file without DWARF is opened for its symbols alone (symbols_only), and
+ * *WHY says "No DWARF information found" (stap's warning) all the same. */
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
 				    char **why);
 /* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
@@ -160,6 +163,9 @@ const char *dw_blocklisted(const char *name, const char *file);
 
 /* Opens M's DWARF (libdwfl) if not yet: tables from the cache do not need it. */
 bool dw_module_open(struct dw_module *m);
+/* Opens the ELF file of a program or library M without DWARF (M->symbols_only): its
+ * symbols, segments and call frame information serve; dw_module_open() stays false. */
+bool dw_module_open_symbols(struct dw_module *m);
 /* Reads M's tables (symbols, exported names, text and blocked ranges) from its open ELF. */
 void dw_module_read_tables(struct dw_module *m);
 /* Frees M's tables and index (the cache's too) and empties them. */
@@ -224,6 +230,9 @@ struct dw_function {
 	const char *why_blocked;	/* DWF_BLOCKED: as dw_blocked() says */
 	const char *dwarf_name;	/* another symbol of the function: the name its DWARF has,
 				 * which names its probes (malloc: __libc_malloc) */
+	int order;		/* DWF_NO_DWARF in a program or library: its symbol's place in
+				 * the symbol table (of names at one address, the first is
+				 * listed and probed) */
 };
 
 /* A named type or global variable of a unit (for @cast and @var). */

@@ -245,8 +245,8 @@ static void read_symbol(struct reader *r, const void *record, void *item)
 	const struct symbol_record *rec = record;
 
 	*(struct dw_symbol *)item = (struct dw_symbol){
-		string_at(r, rec->name), rec->addr, rec->size, rec->function, rec->unique,
-		rec->exported,
+		.name = string_at(r, rec->name), .addr = rec->addr, .size = rec->size,
+		.function = rec->function, .unique = rec->unique, .exported = rec->exported,
 	};
 }
 

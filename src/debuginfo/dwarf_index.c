@@ -441,6 +441,7 @@ static void add_symbol_functions(struct index_build *b)
 		f->name = s->name;
 		f->entry = s->addr;
 		f->flags = DWF_NO_DWARF | DWF_OUT_OF_LINE;
+		f->order = s->order;
 		if (!m->is_user && (f->why_blocked = dw_blocklisted(s->name, NULL))) {
 			f->flags = DWF_NO_DWARF | DWF_BLOCKED;
 			f->entry = 0;
@@ -544,7 +545,7 @@ static void unique_types(struct dw_index *ix)
 static void build_index(struct index_build *b)
 {
 	struct dw_module *m = b->m;
-	Dwarf *dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	Dwarf *dw = m->symbols_only ? NULL : dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
 	Dwarf_Off off = 0, next;
 	size_t header;
 	struct unit_functions w = { .m = m };
@@ -645,7 +646,7 @@ struct dw_index *dw_module_index(struct dw_module *m)
 
 	if (m->index)
 		return m->index;
-	if (!dw_module_open(m)) {	/* cannot happen: opened when the tables were read */
+	if (!dw_module_open(m) && !m->symbols_only) {	/* opened when the tables were read */
 		m->index = xcalloc(1, sizeof(*m->index));
 		return m->index;
 	}
@@ -656,7 +657,8 @@ struct dw_index *dw_module_index(struct dw_module *m)
 	interned_free(&b.type_names);
 	interned_free(&b.declared_names);
 	interned_free(&b.codeless_names);
-	dw_cache_store(m);
+	if (!m->is_user)	/* a program's tables are read from its file each run */
+		dw_cache_store(m);
 	if (verbose_at(m->session, 2, 2))
 		fprintf(stderr, "Pass 2: indexed %s's %d functions in %.0f ms\n", m->name,
 			m->index->nfunctions, now_ms() - start);

@@ -38,7 +38,8 @@ static const Dwfl_Callbacks offline_callbacks = {
 };
 
 /* A program's DWARF may be in a separate file: .gnu_debuglink, or by build-id under
- * /usr/lib/debug/.build-id (Debian's -dbg packages), as libdwfl looks for it. */
+ * /usr/lib/debug/.build-id (Debian's -dbg packages), as libdwfl looks for it; with
+ * --sysroot, under the sysroot's /usr/lib/debug (as user_symbols.c and stap look). */
 static char *user_debuginfo_path;
 static const Dwfl_Callbacks user_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -46,11 +47,14 @@ static const Dwfl_Callbacks user_callbacks = {
 	.debuginfo_path = &user_debuginfo_path,
 };
 
-bool dw_module_open(struct dw_module *m)
+/* M's file reported to a libdwfl session of its own; false if it cannot be read. */
+static bool report_file(struct dw_module *m)
 {
-	if (m->dwarf || m->open_failed)
-		return m->dwarf != NULL;
-	m->open_failed = true;
+	if (m->is_user) {
+		free(user_debuginfo_path);
+		user_debuginfo_path = m->session && m->session->sysroot ?
+			xasprintf(":.debug:%s/usr/lib/debug", m->session->sysroot) : NULL;
+	}
 	m->dwfl = dwfl_begin(m->is_user ? &user_callbacks : &offline_callbacks);
 	if (!m->dwfl)
 		return false;
@@ -59,7 +63,15 @@ bool dw_module_open(struct dw_module *m)
 	m->dwfl_module = m->is_user ? dwfl_report_elf(m->dwfl, m->name, m->path, -1, 0, false) :
 				      dwfl_report_offline(m->dwfl, m->name, m->path, -1);
 	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->dwfl_module)
+	return m->dwfl_module != NULL;
+}
+
+bool dw_module_open(struct dw_module *m)
+{
+	if (m->dwarf || m->open_failed)
+		return m->dwarf != NULL;
+	m->open_failed = true;
+	if (!report_file(m))
 		return false;
 	m->dwarf = dwfl_module_getdwarf(m->dwfl_module, &m->bias);
 	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
@@ -69,6 +81,16 @@ bool dw_module_open(struct dw_module *m)
 	}
 	m->open_failed = false;
 	return true;
+}
+
+bool dw_module_open_symbols(struct dw_module *m)
+{
+	m->symbols_only = true;
+	m->open_failed = true;	/* no DWARF to open later */
+	if (!m->dwfl && !report_file(m))
+		return false;
+	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
+	return m->elf != NULL;
 }
 
 /* ---- the tables ---- */
@@ -151,6 +173,7 @@ static void read_symbols(struct dw_module *m)
 		}
 		m->symbols[m->nsymbols++] = (struct dw_symbol){
 			.name = name, .addr = addr, .size = sym.st_size, .function = type == STT_FUNC,
+			.order = i,
 		};
 	}
 	if (names.count)

@@ -47,6 +47,8 @@ int dw_compare_sites(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->kind == DW_SITE_SYMBOL && y->kind == DW_SITE_SYMBOL)
+		return x->function->order - y->function->order;
 	return x->line - y->line;
 }
 
@@ -237,28 +239,33 @@ static int compare_as_stap(const void *a, const void *b)
 	return dw_compare_sites(a, b);
 }
 
-/* Whether a site kept before (from FIRST to KEPT) is FUNCTION's at ADDR. */
-static bool kept_at(const struct dw_sites *out, int first, int kept, uint64_t addr,
-		    const struct dw_function *function)
+/* Whether a site kept before (from FIRST to KEPT) is SITE's function's at its address;
+ * in a program or library, whether an ELF symbol's is. */
+static bool kept_at(const struct dw_sites *out, int first, int kept, const struct dw_site *site)
 {
-	for (int k = kept - 1; k >= first && out->sites[k].addr == addr; k--)
+	const struct dw_function *function = site->function;
+	bool symbol = site->kind == DW_SITE_SYMBOL && site->module->is_user;
+
+	for (int k = kept - 1; k >= first && out->sites[k].addr == site->addr; k--)
 		if (out->sites[k].function == function ||
 		    (out->sites[k].function && function &&
-		     strcmp(out->sites[k].function->name, function->name) == 0))
+		     strcmp(out->sites[k].function->name, function->name) == 0) ||
+		    (symbol && out->sites[k].kind == DW_SITE_SYMBOL))
 			return true;
 	return false;
 }
 
 /* One probe per function and address: a function inlined into itself has two instances
  * there.  Two functions at one address (an inlined one at the start of its caller) are
- * both kept, as stap keeps them. */
+ * both kept, as stap keeps them; of a program's or library's names of one function
+ * without DWARF (getpid, __getpid), the first its symbol table has, as stap does. */
 static void drop_same_address(struct dw_sites *out, int first)
 {
 	int kept = first;
 
 	qsort(out->sites + first, out->count - first, sizeof(*out->sites), dw_compare_sites);
 	for (int i = first; i < out->count; i++)
-		if (!kept_at(out, first, kept, out->sites[i].addr, out->sites[i].function))
+		if (!kept_at(out, first, kept, &out->sites[i]))
 			out->sites[kept++] = out->sites[i];
 	out->count = kept;
 }
@@ -329,6 +336,8 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 	unsigned wanted = filter == DW_INLINE ? DWF_INLINED :
 			  filter == DW_ANY ? DWF_OUT_OF_LINE | DWF_INLINED : DWF_OUT_OF_LINE;
 
+	struct dw_sites symbols = { 0 };
+
 	for (int i = 0; i < ix->nfunctions; i++) {
 		const struct dw_function *f = &ix->functions[i];
 
@@ -340,23 +349,44 @@ void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 			continue;
 		if (!(f->flags & wanted))
 			continue;
-		dw_add_site(out, &(struct dw_site){
+		struct dw_sites *to = m->is_user && f->flags & DWF_NO_DWARF ? &symbols : out;
+
+		dw_add_site(to, &(struct dw_site){
 			.kind = f->flags & DWF_NO_DWARF ? DW_SITE_SYMBOL :
 				f->flags & DWF_OUT_OF_LINE & wanted ? DW_SITE_ENTRY : DW_SITE_INLINE,
 			.module = m, .function = f, .addr = f->entry, .entry = f->entry,
 			.cu = f->cu, .scope = f->die });
 	}
+	/* a program's function without DWARF is listed by one of its names, as probed */
+	drop_same_address(&symbols, 0);
+	for (int i = 0; i < symbols.count; i++)
+		dw_add_site(out, &symbols.sites[i]);
+	free(symbols.sites);
 }
 
 int dw_function_names(struct dw_module *m, const char ***names)
 {
 	struct dw_index *ix = dw_module_index(m);
-	int n = 0;
+	int n = 0, nsyms = m->is_user && m->dwfl_module ? dwfl_module_getsymtab(m->dwfl_module) : 0;
 
-	*names = xcalloc(ix->nfunctions + 1, sizeof(**names));
+	*names = xcalloc(ix->nfunctions + (nsyms > 0 ? nsyms : 0) + 1, sizeof(**names));
 	for (int i = 0; i < ix->nfunctions; i++)
 		if (n == 0 || strcmp((*names)[n - 1], ix->functions[i].name) != 0)
 			(*names)[n++] = ix->functions[i].name;
+	/* a program's: the functions it calls in other files too (not weak), as stap names
+	 * them; in the same order (by name) */
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(m->dwfl_module, i, &sym, &addr, NULL,
+							   NULL, NULL);
+
+		if (name && *name && sym.st_shndx == SHN_UNDEF &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC && GELF_ST_BIND(sym.st_info) == STB_GLOBAL)
+			(*names)[n++] = name;
+	}
+	if (n > ix->nfunctions)
+		qsort(*names, n, sizeof(**names), compare_strings);
 	return n;
 }
 

@@ -310,7 +310,8 @@ out:
 	return ok;
 }
 
-/* The DWARF of the Ith file of a process(...) point; NULL after a warning says why not. */
+/* The DWARF of the Ith file of a process(...) point; NULL after a warning says why not.
+ * A file without DWARF has its ELF symbols alone (stap's warning all the same). */
 static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *dp,
 				     const char *target, int i)
 {
@@ -318,7 +319,7 @@ static struct dw_module *user_module(struct elaborator *el, struct dwarf_point *
 	struct dw_module *m = debuginfo_program(elaborator_debuginfo(el), target,
 						dp->files.items[i], &why);
 
-	if (!m)
+	if (why)
 		no_program(el, target, why);
 	free(why);
 	return m;
@@ -476,7 +477,8 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	/* functions matched but not their lines: no similar names; not their labels: the
 	 * similar names include the function's */
 	if (!added)
-		no_match(el, opened == 1 && !(dp.statement && sites.functions_found) ? last : NULL,
+		no_match(el, opened == 1 && !(dp.statement && (sites.functions_found ||
+							       last->symbols_only)) ? last : NULL,
 			 pat, refused || (dp.label && sites.functions_found));
 	free(sites.sites);
 	free(sites.refused);
@@ -588,6 +590,29 @@ static enum target_resolution variable_list(struct elaborator *el, struct derive
 	return p->is_return && strcmp(which, "return") != 0 ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }
 
+/* In a program or library without DWARF, $$vars, $$parms, $$locals and $$return are ""
+ * and other $ variables an error, as in stap. */
+static enum target_resolution symbols_only_target(struct elaborator *el,
+						  const struct dwarf_probe *p, struct node *n,
+						  bool quiet)
+{
+	const char *name = n->string + 1;
+
+	if (strcmp(name, "$vars") == 0 || strcmp(name, "$parms") == 0 ||
+	    strcmp(name, "$locals") == 0 || strcmp(name, "$return") == 0) {
+		struct node *next = n->next;
+
+		*n = *target_pretty_list_call(target_pretty_list(n->tok));
+		n->next = next;
+		return TARGET_RESOLVED;
+	}
+	if (!quiet)
+		semantic_error(el, n->tok, "debuginfo scope not found for module '%s', cannot "
+			       "resolve context variable" MAN_PAGE("error::dwarf"),
+			       p->site.module->name);
+	return TARGET_UNRESOLVED;
+}
+
 static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 						   struct derived_probe *dp, struct node *n,
 						   bool quiet)
@@ -601,6 +626,8 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 
 	if (p->btf)
 		return resolve_from_btf(el, dp, n, quiet);
+	if (site->module && site->module->symbols_only)
+		return symbols_only_target(el, p, n, quiet);
 	a = xcalloc(1, sizeof(*a));
 	if (!site->module || site->kind == DW_SITE_SYMBOL) {
 		if (!quiet)

@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -L 'process("/lib/x86_64-linux-gnu/libc.so.6").function("*pid")' 'process("/lib/x86_64-linux-gnu/libc.so.6").function("get*pid").return'
