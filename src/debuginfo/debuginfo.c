@@ -329,6 +329,30 @@ struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, co
 	return m;
 }
 
+struct dw_module *debuginfo_headers(struct debuginfo *di, const char *spec)
+{
+	struct dw_module *m;
+	char *object;
+
+	for (m = di->modules; m; m = m->next)
+		if (m->is_user && strcmp(m->name, spec) == 0)
+			return m->dwarf ? m : NULL;
+	object = dw_compile_headers(di->session, spec);
+	m = object ? open_module(di, spec, object, false, true) : NULL;
+	if (object)
+		unlink(object);		/* open, it stays readable */
+	free(object);
+	if (!m) {	/* remembered, so that the compiler's messages come once */
+		m = xcalloc(1, sizeof(*m));
+		m->name = xstrdup(spec);
+		m->path = xstrdup(spec);
+		m->is_user = m->open_failed = true;
+	}
+	m->next = di->modules;
+	di->modules = m;
+	return m->dwarf ? m : NULL;
+}
+
 void debuginfo_close(struct debuginfo *di, struct dw_module *m)
 {
 	struct dw_module **link = &di->modules;

@@ -121,6 +121,9 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
  * *WHY says "No DWARF information found" (stap's warning) all the same. */
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
 				    char **why);
+/* The types of the C headers SPEC names ("<sys/un.h>"), compiled once a run; NULL if
+ * they do not compile (after the compiler's messages). */
+struct dw_module *debuginfo_headers(struct debuginfo *di, const char *spec);
 /* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
  * a probe of the program uses it (in_use). */
 void debuginfo_close(struct debuginfo *di, struct dw_module *m);
@@ -158,6 +161,14 @@ int program_libraries(struct session *s, const char *file, const char *pattern,
 /* Why a kernel function may not be probed for what it is: "blocklisted" (its name) or
  * "blocklisted file" (FILE, its declaration's, may be NULL); NULL if it may. */
 const char *dw_blocklisted(const char *name, const char *file);
+
+/* ---- header_types.c ---- */
+
+/* Whether SPEC names C headers, "<sys/un.h>" or "<a.h><b.h>" (@cast's module). */
+bool dw_is_header_spec(const char *spec);
+/* An object with the DWARF of SPEC's headers' types (the compiler's messages shown
+ * and a warning when it fails: NULL); the caller opens it, then removes it. */
+char *dw_compile_headers(struct session *s, const char *spec);
 
 /* ---- dwarf_module.c ---- */
 

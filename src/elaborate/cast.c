@@ -122,13 +122,13 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 		 * the same types */
 		if (starts_with(m, "kernel<"))
 			m[strlen("kernel")] = '\0';
-		if (strchr(m, '<')) {
-			if (!quiet)
-				semantic_error(el, n->tok, "@cast with a header ('%s') is not "
-					       "supported: name a module with its debuginfo "
-					       "installed", modules);
-			free(list);
-			return false;
+		if (dw_is_header_spec(m)) {	/* "<sys/un.h>": a user-space program's types */
+			mod = debuginfo_headers(elaborator_debuginfo(el), m);
+			if (mod && dw_find_type(mod, n->type_name, &die)) {
+				type = ctype_of_die(&die);
+				user = true;
+			}
+			continue;
 		}
 		if (!strchr(m, '/') && kernel_types_from_btf(el)) {
 			type = btf_type_named(el, m, n->type_name);
