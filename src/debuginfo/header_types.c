@@ -50,7 +50,7 @@ char *dw_compile_headers(struct session *s, const char *spec)
 	static int made;
 	struct strlist names = { 0 }, argv = { 0 };
 	char *dir = cache_dir(), *folder, *object = NULL;
-	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "gcc";
+	const char *cc = "gcc";	/* "the default GCC parameters", as stap(1) says */
 	int status = -1;
 	pid_t pid;
 
