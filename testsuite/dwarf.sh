@@ -11,6 +11,8 @@
 # In NAME.opts and NAME.cmd the word @SYSROOT@ is the sysroot of the user-space programs
 # (testsuite/uprograms/build, built into the work folder): --sysroot=@SYSROOT@ and
 # process("/usr/bin/uprog") is its uprog.  Its path is @SYSROOT@ again in what is compared.
+# The word @RELEASE@ is the reference kernel's release (module("/usr/lib/debug/lib/modules/
+# @RELEASE@/...")), and is @RELEASE@ again in what is compared.
 #
 # A Debian kernel update moves lines and addresses: before comparing, "@file:LINE" and
 # pc offsets become "@file:N" and "+0x...", so what is checked is which functions,
@@ -40,12 +42,14 @@ if ! out=$("$top/testsuite/uprograms/build" "$sysroot" 2>&1); then
 	fail "dwarf: the uprograms sysroot builds (testsuite/uprograms/build)" "$out"
 fi
 sysroot_re=$(printf '%s' "$sysroot" | sed 's/[][\\.*^$+?(){}|\/]/\\&/g')
+release_re=$(printf '%s' "$rel" | sed 's/[][\\.*^$+?(){}|\/]/\\&/g')
 
 normalize() {
-	sed -E -i "s/$sysroot_re/@SYSROOT@/g"'
+	sed -E -i "s/$sysroot_re/@SYSROOT@/g; s/$release_re/@RELEASE@/g"'
 		s/(@[^":[:space:]]+):[0-9]+"/\1:N"/g;
 		s/(@[^":[:space:]]+):[0-9]+-[0-9]+"/\1:N-N"/g;
 		s/(pc=[^ +]*)\+0x[0-9a-f]+/\1+0x.../g; s/(pc=[^ +]*)\+0 /\1+0x... /g
+		s/(pc=<[^ +]*)\+[0-9]+>/\1+N>/g
 		s/dieoffset 0x[0-9a-f]+/dieoffset 0x.../g; s/near pc 0x[0-9a-f]+/near pc 0x.../g
 		s/\(([^ ():]+\.[ch]):[0-9]+\)/(\1:N)/g' "$1"
 }
@@ -82,6 +86,7 @@ for script in "$dir"/*.stp; do
 	name=$(basename "$script" .stp)
 	read_case_options "$dir/$name"
 	opts=("${opts[@]//@SYSROOT@/"$sysroot"}")
+	opts=("${opts[@]//@RELEASE@/"$rel"}")
 	(cd "$dir" && "$STAP" -p2 -r "$rel" "${opts[@]}" "$name.stp") \
 		>"$work/$name.out" 2>"$work/$name.err" </dev/null
 	compare "$name" $? "$work/$name.out" "$work/$name.err"
@@ -92,6 +97,7 @@ for cmd in "$dir"/*.cmd; do
 	name=$(basename "$cmd" .cmd)
 	eval "words=($(cat "$cmd"))"
 	words=("${words[@]//@SYSROOT@/"$sysroot"}")
+	words=("${words[@]//@RELEASE@/"$rel"}")
 	env=()
 	[ -f "$dir/$name.env" ] && read -r -a env <"$dir/$name.env"
 	(cd "$dir" && env "${env[@]}" "$STAP" -r "$rel" "${words[@]}") >"$work/$name.out" \

@@ -9,6 +9,8 @@
 #   NAME.opts             more stap options (e.g. -g, -DMAXACTION=5); the word @SYSROOT@
 #                         is the sysroot of the user-space programs (--sysroot=@SYSROOT@,
 #                         then process("/usr/bin/uprog") is its uprog)
+#   NAME.args             the script's arguments, one a line; @RELEASE@ in them is the
+#                         kernel's release the module is built for
 #   NAME.job              the guest's commands instead of "staprun NAME.ko"
 #   NAME.timeout          the job's limit in seconds (default 30)
 #   NAME.env              VAR=VALUE words for stap's environment when it builds NAME
@@ -115,6 +117,7 @@ build_one() {
 	local -a env=()
 	read_case_options "$top/testsuite/run/$name"
 	opts=("${opts[@]//@SYSROOT@/"$sysroot"}")
+	args=("${args[@]//@RELEASE@/"$rel"}")
 	[ -f "$top/testsuite/run/$name.env" ] && read -r -a env <"$top/testsuite/run/$name.env"
 	(cd "$dir" && env "${env[@]}" "$STAP" -p4 -r "$rel" -m "$name" -B KCFLAGS=-Werror \
 		"${opts[@]}" "$name.stp" "${args[@]}" >stdout 2>stderr </dev/null)

@@ -295,6 +295,26 @@ out:
 	return m;
 }
 
+struct dw_module *debuginfo_module_file(struct debuginfo *di, const char *path)
+{
+	struct dw_module *m;
+	char *name;
+
+	for (m = di->modules; m; m = m->next)
+		if (!m->is_user && !m->is_kernel && strcmp(m->path, path) == 0)
+			return m;
+	if (!has_dwarf(path))
+		return NULL;
+	name = kernel_module_name(path);
+	m = open_module(di, name, path, false, false);
+	free(name);
+	if (m) {
+		m->next = di->modules;
+		di->modules = m;
+	}
+	return m;
+}
+
 struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, const char *file,
 				    char **why)
 {

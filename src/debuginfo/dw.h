@@ -116,6 +116,9 @@ void find_module_files(struct strlist *paths, const char *dir);
 struct dw_module *debuginfo_kernel(struct debuginfo *di);
 /* Module NAME's DWARF ('-' and '_' alike), or NULL. */
 struct dw_module *debuginfo_module(struct debuginfo *di, const char *name);
+/* The DWARF of the module file PATH (module("/path/m.ko"), installed or not: the kernel
+ * names it m), or NULL if it has none. */
+struct dw_module *debuginfo_module_file(struct debuginfo *di, const char *path);
 /* The DWARF of the program at FILE (TARGET where it runs), or NULL after *WHY says why
  * not.  An ELF file without DWARF is opened for its symbols alone (symbols_only), and
  * *WHY says "No DWARF information found" (stap's warning) all the same. */

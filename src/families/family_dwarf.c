@@ -61,6 +61,12 @@ static const char *const dwarf_templates[] = {
 
 /* ---- naming ---- */
 
+/* Whether the point names its module by the file's path: module("/path/m.ko"). */
+static bool module_path(const struct dwarf_point *dp)
+{
+	return dp->module && dp->module[0] == '/';
+}
+
 /* The name a function's probes have: its DWARF's (malloc's is __libc_malloc's). */
 static const char *function_name(const struct dw_function *f)
 {
@@ -83,7 +89,7 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 	} else if (dp->user) {
 		sb_printf(&sb, "process(\"%s\")", site->module->name);
 	} else if (dp->module) {
-		sb_printf(&sb, "module(\"%s\")", site->module->name);
+		sb_printf(&sb, "module(\"%s\")", module_path(dp) ? dp->module : site->module->name);
 	} else {
 		sb_puts(&sb, "kernel");
 	}
@@ -112,6 +118,8 @@ static char *site_note(const struct dwarf_probe *p)
 {
 	const struct dw_module *m = p->site.module;
 
+	if (p->module_path)	/* as stap notes it */
+		return xasprintf("pc=<%s+%" PRIu64 "> ", p->symbol, p->offset);
 	if (!m)
 		return xasprintf("pc=%#" PRIx64 " ", p->site.addr);
 	if (m->is_user)		/* as stap: a shared object's from its .dynamic */
@@ -143,6 +151,7 @@ static bool place_in_kernel(struct elaborator *el, const struct dwarf_point *dp,
 			xasprintf("%s:%s", site->module->name, anchor->name);
 	p->offset = site->addr - anchor->addr;
 	p->maxactive = dp->maxactive;
+	p->module_path = module_path(dp);
 	return true;
 }
 
@@ -249,6 +258,10 @@ static struct strlist module_names(struct elaborator *el, struct dwarf_point *dp
 
 	if (dp->user) {
 		user_files(el, dp, &names);
+		return names;
+	}
+	if (module_path(dp)) {	/* one file: no wildcards, as in stap */
+		strlist_add(&names, dp->module);
 		return names;
 	}
 	if (dp->module)
@@ -422,6 +435,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	}
 	for (int i = 0; i < names.count; i++) {
 		struct dw_module *m = dp.user ? user_module(el, &dp, names.items[i], i) :
+				      module_path(&dp) ? debuginfo_module_file(el->debuginfo, names.items[i]) :
 				      dp.module ? debuginfo_module(el->debuginfo, names.items[i]) :
 				      debuginfo_kernel(elaborator_debuginfo(el));
 		int first = sites.count;

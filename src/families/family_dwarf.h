@@ -29,6 +29,7 @@ struct dwarf_probe {
 	int cfa_regno;
 	int64_t cfa_offset;
 	bool is_return;
+	bool module_path;	/* module("/path/m.ko"): -p2 notes the place "<m:symbol+N>" */
 	int64_t maxactive;
 	struct dw_site site;	/* NULL module for an absolute address */
 	/* a function placed by the kernel's BTF (no DWARF): its module and prototype */

@@ -1,0 +1,1 @@
+-p2 -e 'probe module("/usr/lib/debug/lib/modules/@RELEASE@/kernel/fs/binfmt_misc.ko").statement("bm_status_read@fs/binfmt_misc.c:*"), module("/usr/lib/debug/lib/modules/@RELEASE@/kernel/fs/binfmt_misc.ko").function("bm_status_read").return { print($$parms) }'

@@ -1,0 +1,1 @@
+-p2 -e 'probe module("/usr/lib/debug/lib/modules/@RELEASE@/kernel/fs/binfmt_mi*.ko").function("bm_status_read") { }'

@@ -1,0 +1,1 @@
+-L 'module("/usr/lib/debug/lib/modules/@RELEASE@/kernel/fs/binfmt_misc.ko").function("bm_status_r*")'

@@ -1,0 +1,1 @@
+-p2 -e 'probe module("/nonexistent/binfmt_misc.ko").function("bm_status_read") { }'
