@@ -246,7 +246,7 @@ static void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'stap --help' for more information.\n", stderr);
+	fputs("\nTry '--help' for more information. [man stap]\n", stderr);	/* stap's */
 	exit(1);
 }
 
@@ -779,7 +779,7 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 		s->dump = DUMP_FUNCTIONS;
 		break;
 	default:
-		fputs("Try 'stap --help' for more information.\n", stderr);
+		fputs("Try '--help' for more information. [man stap]\n", stderr);
 		exit(1);
 	}
 }
@@ -919,8 +919,11 @@ void parse_options(struct session *s, int argc, char **argv)
 	check_options(s, &cli);
 	/* the script, unless -e or -l/-L gave it, then its arguments */
 	if (!s->script_text && !s->list_pattern && !s->dump) {
-		if (optind >= argc)
-			usage_error("a script file or -e SCRIPT is needed");
+		if (optind >= argc) {	/* stap's words, less its -i (no interactive mode) */
+			fputs("A script must be specified.\nTry '--help' for more information. "
+			      "[man stap]\n", stderr);
+			exit(1);
+		}
 		s->script_file = argv[optind++];
 		if (cli.example)
 			s->script_file = find_example(s->script_file);

@@ -277,7 +277,7 @@ else
 	fail "cli: -t leaves pass 3's C as it is (STP_TIMING is a compiler flag)" "$c_timed"
 fi
 expect "-p takes 1 to 5" 1 "Invalid pass number '6'" "$STAP" -p6 -e "$hello"
-expect "a script is required" 1 'a script file or -e SCRIPT is needed' "$STAP" -p1
+expect "a script is required" 1 '^A script must be specified\.' "$STAP" -p1
 expect "unknown options are reported" 1 "unrecognized option '--frobnicate'" \
 	"$STAP" --frobnicate -e "$hello"
 expect "-m takes a valid module name" 1 "invalid module name 'bad-name'" \
