@@ -1,4 +1,4 @@
-# Makefile - builds stap, staprun and stapio; `make check` runs every test layer.
+# Makefile - builds stap, staprun, stapio and stap-merge; `make check` runs every test layer.
 #
 # Settings come from config.mk, which ./configure writes (and this Makefile runs
 # ./configure, and autoconf before it, when config.mk is missing or out of date).
@@ -17,7 +17,7 @@ STAP_SOURCES = $(sort $(wildcard src/*.c src/*/*.c))
 STAP_OBJECTS = $(STAP_SOURCES:.c=.o)
 STAPRUN_COMMON = staprun/common.o
 
-PROGRAMS = stap staprun/staprun staprun/stapio
+PROGRAMS = stap staprun/staprun staprun/stapio staprun/stap-merge
 
 all: $(PROGRAMS)
 
@@ -47,6 +47,9 @@ staprun/stapio: $(STAPIO_OBJECTS) $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
 $(STAPIO_OBJECTS): staprun/stapio.h
 
+staprun/stap-merge: staprun/stap-merge.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
 staprun/%.o: staprun/%.c staprun/common.h staprun/sdt_markers.h runtime/transport_msgs.h config.mk
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -Iruntime \
 		-DSTAPIO_PATH='"$(pkglibexecdir)/stapio"' -DSTAPRUN_PATH='"$(bindir)/staprun"' \
@@ -74,7 +77,8 @@ install: all
 		$(DESTDIR)$(pkgdatadir)/tapset $(DESTDIR)$(pkgdatadir)/examples \
 		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
-	install -m 755 stap staprun/staprun tools/stap-prep tools/stap-report $(DESTDIR)$(bindir)
+	install -m 755 stap staprun/staprun staprun/stap-merge tools/stap-prep tools/stap-report \
+		$(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
 	install -m 644 examples/*.stp $(DESTDIR)$(pkgdatadir)/examples
 	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
@@ -100,7 +104,8 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun $(DESTDIR)$(bindir)/stap-vm \
-		$(DESTDIR)$(bindir)/stap-prep $(DESTDIR)$(bindir)/stap-report
+		$(DESTDIR)$(bindir)/stap-prep $(DESTDIR)$(bindir)/stap-report \
+		$(DESTDIR)$(bindir)/stap-merge
 	rm -rf $(DESTDIR)$(pkglibexecdir) $(DESTDIR)$(pkgdatadir)
 	for f in man/*; do rm -f "$(DESTDIR)$(mandir)"/man*/"$${f#man/}"; done
 

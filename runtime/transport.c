@@ -7,7 +7,8 @@
  * output goes to relay buffers that never overwrite unread data: when stapio falls behind,
  * new output is dropped and counted.  Normally one buffer takes every CPU's output, under a
  * lock, so stapio reads it in the order handlers finished; in bulk mode (-DSTP_BULKMODE,
- * stap -b) each CPU writes its own buffer without a lock and stapio keeps them apart.
+ * stap -b) each CPU writes its own buffer without a lock and stapio keeps them apart,
+ * each write after a header that stap-merge orders the files by.
  */
 
 /* Megabytes of output buffer (per CPU in bulk mode); 0: STP_BUFSIZE_MB.  staprun -b N. */
@@ -38,15 +39,34 @@ static atomic_t stp_ctl_opened = ATOMIC_INIT(0);
 
 static struct dentry *stp_debugfs_dir;
 static struct rchan *stp_relay_chan;
-static DEFINE_PER_CPU(u64, stp_relay_full_events);
 static atomic64_t stp_relay_dropped = ATOMIC64_INIT(0);
 
 /*
  * What bulk mode changes, each a helper defined once per mode: whether relay makes one
- * buffer or one per CPU, the lock of a buffer (its writers and its reader take it), and
- * the bulkmode file that tells stapio.
+ * buffer or one per CPU, the lock of a buffer (its writers and its reader take it), the
+ * bulkmode file that tells stapio, and the header before each write.
  */
 #ifdef STP_BULKMODE
+/*
+ * Each write's header in bulk mode, as stap-merge(1) reads it: the session's sequence
+ * number of the write (from 1, across the CPUs) and the data's length, both in the
+ * machine's order; the files of the CPUs are merged in that order.
+ */
+struct stp_bulk_header {
+	u32 sequence;
+	u32 len;
+};
+static atomic_t stp_bulk_sequence = ATOMIC_INIT(0);
+
+#define STP_RELAY_HEADER_SIZE sizeof(struct stp_bulk_header)
+
+static inline void stp_relay_put_header(void *slot, size_t len)
+{
+	struct stp_bulk_header h = { atomic_inc_return(&stp_bulk_sequence), len };
+
+	memcpy(slot, &h, sizeof(h));
+}
+
 /* Each CPU's buffer has its lock: its CPU writes to it, stapio reads it from any CPU. */
 static DEFINE_PER_CPU(raw_spinlock_t, stp_relay_cpu_lock);
 
@@ -113,6 +133,12 @@ static inline raw_spinlock_t *stp_relay_write_lock(void)
 static int stp_bulkmode_file_create(struct dentry *dir)
 {
 	return 0;
+}
+
+#define STP_RELAY_HEADER_SIZE 0
+
+static inline void stp_relay_put_header(void *slot, size_t len)
+{
 }
 #endif
 
@@ -259,14 +285,11 @@ static const struct file_operations stp_ctl_fops = {
 /* ---- relay ---- */
 
 /* Never overwrite what stapio has not read: refuse the switch, the write is dropped. */
+/* A full buffer takes nothing more (relay_reserve() fails) until stapio has read some. */
 static int stp_relay_subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev_subbuf,
 				  size_t prev_padding)
 {
-	if (relay_buf_full(buf)) {
-		this_cpu_inc(stp_relay_full_events);
-		return 0;
-	}
-	return 1;
+	return !relay_buf_full(buf);
 }
 
 /*
@@ -396,21 +419,25 @@ static const struct rchan_callbacks stp_relay_callbacks = {
 static void stp_relay_write(const void *data, size_t len)
 {
 	raw_spinlock_t *lock = stp_relay_write_lock();
+	size_t total = STP_RELAY_HEADER_SIZE + len;
 	unsigned long flags;
-	u64 full_before;
+	char *slot;
 
 	if (unlikely(!stp_relay_chan))
 		return;
-	if (unlikely(len > stp_relay_chan->subbuf_size)) {
+	if (unlikely(total > stp_relay_chan->subbuf_size)) {
 		/* relay would drop it without a word */
 		atomic64_add(len, &stp_relay_dropped);
 		return;
 	}
 	raw_spin_lock_irqsave(lock, flags);
-	full_before = this_cpu_read(stp_relay_full_events);
-	relay_write(stp_relay_chan, data, len);
-	if (unlikely(this_cpu_read(stp_relay_full_events) != full_before))
+	slot = relay_reserve(stp_relay_chan, total);	/* NULL: the buffer is full */
+	if (likely(slot)) {
+		stp_relay_put_header(slot, len);
+		memcpy(slot + STP_RELAY_HEADER_SIZE, data, len);
+	} else {
 		atomic64_add(len, &stp_relay_dropped);
+	}
 	raw_spin_unlock_irqrestore(lock, flags);
 }
 

@@ -7,6 +7,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STAP=$top/stap
 STAPRUN=$top/staprun/staprun
 STAPIO=$top/staprun/stapio
+STAP_MERGE=$top/staprun/stap-merge
 WORK=${STAPLER_TEST_WORK:-$top/testsuite/work}
 # STAPLER_UPDATE=1 rewrites expected-output files from what the programs print now.
 UPDATE=${STAPLER_UPDATE:-0}

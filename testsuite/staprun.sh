@@ -1,6 +1,7 @@
 # staprun.sh - staprun on the host: its command line, the checks it makes before the
 # kernel sees a module (the host kernel cannot load one), who it refuses, and the renaming
-# of module images (staprun/modimage.c, also used by stap's module cache).
+# of module images (staprun/modimage.c, also used by stap's module cache); stap-merge on
+# per-CPU files made here (the guest test run/stap_merge merges real ones).
 # Loading itself is tested in the guest: testsuite/run/staprun_*.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -10,6 +11,7 @@ mkdir -p "$work"
 chmod 755 "$work"
 
 EXPECT_PREFIX=staprun
+CHECK_PREFIX=staprun
 
 # ---- the command line ----
 
@@ -323,3 +325,27 @@ cached_as() {
 cached_as staprun_cached "under another name"
 # a run names the module stap_HASH_PID, -p4 stap_HASH
 cached_as "${name}_$$" "under a longer name"
+
+# ---- stap-merge: the records of per-CPU files (sequence, length, data) in sequence order ----
+
+# record SEQ DATA: one record as the runtime writes it in bulk mode
+record() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) 0 0)"; printf "$(printf '\\x%02x\\x%02x\\x00\\x00' $((${#2} & 255)) $((${#2} >> 8 & 255)))"; printf '%s' "$2"; }
+{ record 1 $'first\n'; record 3 $'third\n'; record 4 $'fourth\n'; } >"$work/merge_0"
+{ record 2 $'second\n'; record 5 $'fifth\n'; } >"$work/merge_1"
+{ record 1 $'one\n'; record 4 $'four\n'; } >"$work/merge_gap"
+expect "stap-merge: the records of two files in sequence order" 0 \
+	'(?s)^first\nsecond\nthird\nfourth\nfifth\n$' "$STAP_MERGE" merge_0 merge_1
+expect "stap-merge -v: each record after [CPU:N, seq=S, length=L]" 0 \
+	'(?s)^\[CPU:1, seq=1, length=6\]\nfirst\n\[CPU:0, seq=2, length=7\]\nsecond\n\[CPU:1, seq=3, length=6\]\nthird\n' \
+	"$STAP_MERGE" -v merge_1 merge_0
+expect "stap-merge -o FILE: the count of drops on standard output" 0 '^sequence had 0 drops$' \
+	"$STAP_MERGE" -o merged merge_0 merge_1
+check "stap-merge -o FILE: the records in FILE" \
+	test "$(cat "$work/merged")" = "$(printf 'first\nsecond\nthird\nfourth\nfifth')"
+expect "stap-merge: a sequence number not expected is said (records were dropped)" 0 \
+	'(?s)^one\ngot 4\. expected 2\nfour\n$' "$STAP_MERGE" merge_gap
+expect "stap-merge: a file that ends inside a record" 253 'merge_cut ends inside a record' \
+	bash -c "head -c 10 merge_0 >merge_cut && '$STAP_MERGE' merge_cut"
+expect "stap-merge: a missing file" 255 'cannot open merge_none' "$STAP_MERGE" merge_none
+expect "stap-merge: no file is a usage error" 255 'stap-merge \[-v\] \[-o output_filename\] input_files' \
+	"$STAP_MERGE"

@@ -199,7 +199,7 @@ stuck_backtraces() {
 boot_and_compare() {
 	local start batch_status name run job test
 	start=$(date +%s)
-	"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" "${workload_bins[@]}" \
+	"$vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" --bin "$STAP_MERGE" "${workload_bins[@]}" \
 		"${sysroot_opt[@]}" \
 		"$kwork/batch" "$kwork/results" \
 		2>"$kwork/vm-batch.log"
