@@ -30,6 +30,10 @@ struct stp_kprobe_probe {
 	bool is_return;
 	int maxactive;			/* <= 0: the kernel's default */
 	bool wait_for_module;		/* "module:name" not loaded yet: wait for it */
+	/* .callee(...) at a function's entry: where the caller's calls of it return, from
+	 * the probe's address; it runs only when the return address on the stack is one */
+	const long *callers;
+	int ncallers;
 	/* a return probe's @entry(...): the handler its function's entry runs, and the
 	 * bytes each instance keeps for the return (kretprobe instance data) */
 	const struct stp_probe *entry_probe;
@@ -61,6 +65,49 @@ static bool stp_kprobe_stray_int3(struct kprobe *kp, struct pt_regs *regs)
 	return true;
 }
 
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/ibt.h>
+#endif
+
+/*
+ * Where the function of K, a probe at a function's entry that the kernel put at AT,
+ * starts: a probe asked at symbol+0 goes past the function's ENDBR instruction when the
+ * kernel is built for IBT.
+ */
+static unsigned long stp_kprobe_function_start(const struct stp_kprobe_probe *k,
+					       unsigned long at)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	if (k->symbol && k->offset == 0 && is_endbr(*(u32 *)(at - ENDBR_INSN_SIZE)))
+		return at - ENDBR_INSN_SIZE;
+#endif
+	return at;
+}
+
+/*
+ * Whether K, a probe at a function's entry (put at AT), was reached from one of its
+ * callers' calls: the return address on top of the stack (the entry has pushed nothing
+ * yet) is one of theirs.  Always with -DSTAP_CALLEE_MATCHALL, as stap.
+ */
+static bool stp_kprobe_from_caller(const struct stp_kprobe_probe *k, struct pt_regs *regs,
+				   unsigned long at)
+{
+#ifndef STAP_CALLEE_MATCHALL
+	unsigned long ret;
+
+	if (!k->ncallers)
+		return true;
+	at = stp_kprobe_function_start(k, at);
+	ret = *(unsigned long *)kernel_stack_pointer(regs);
+	for (int i = 0; i < k->ncallers; i++)
+		if (ret == at + k->callers[i])
+			return true;
+	return false;
+#else
+	return true;
+#endif
+}
+
 static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe_probe *k = container_of(kp, struct stp_kprobe_probe, u.kp);
@@ -68,7 +115,8 @@ static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 
 	if (stp_kprobe_stray_int3(kp, regs))
 		return 1;	/* the ip is changed: the kernel does not single-step */
-	stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
+	if (stp_kprobe_from_caller(k, regs, (unsigned long)kp->addr))
+		stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
 	return 0;
 }
 
@@ -82,6 +130,10 @@ static int stp_kretprobe_entry_handler(struct kretprobe_instance *ri, struct pt_
 	if (unlikely(!rp))
 		return 0;
 	k = container_of(rp, struct stp_kprobe_probe, u.krp);
+	if (!stp_kprobe_from_caller(k, regs, (unsigned long)rp->kp.addr))
+		return 1;	/* another caller's call: no return probe for it */
+	if (!k->entry_probe)
+		return 0;
 	memset(ri->data, 0, k->data_size);	/* an entry that is skipped keeps zeros */
 	stp_probe_run_hit(k->entry_probe, STP_SESSION_RUNNING, &hit);
 	return 0;
@@ -115,7 +167,7 @@ static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
 		return register_kprobe(kp);
 	}
 	k->u.krp.handler = stp_kretprobe_handler;
-	if (k->entry_probe) {
+	if (k->entry_probe || k->ncallers) {
 		k->u.krp.entry_handler = stp_kretprobe_entry_handler;
 		k->u.krp.data_size = k->data_size;
 	}

@@ -42,6 +42,10 @@ struct stp_uprobe_probe {
 	unsigned long entry_offset, entry_vaddr;	/* where it runs */
 	int cfa_regno;				/* the frame address there: a DWARF */
 	long cfa_offset;			/* register plus an offset */
+	/* .callee(...) at a function's entry: where the caller's calls of it return, from
+	 * the probe's address; it runs only for those calls */
+	const long *callers;
+	int ncallers;
 	/* run-time state */
 	struct uprobe_consumer consumer;
 	struct uprobe_consumer entry_consumer;
@@ -116,6 +120,35 @@ static struct stp_uprobe_slot *stp_uprobe_find_slot(struct stp_uprobe_probe *u, 
 	return NULL;
 }
 
+/*
+ * Whether U, at a function's entry AT (where the process has it), is reached by a call
+ * that returns to RET: one of its callers' (always without callers, and with
+ * -DSTAP_CALLEE_MATCHALL, as stap).
+ */
+static bool stp_uprobe_from_caller(const struct stp_uprobe_probe *u, unsigned long at,
+				   unsigned long ret)
+{
+#ifndef STAP_CALLEE_MATCHALL
+	for (int i = 0; i < u->ncallers; i++)
+		if (ret == at + u->callers[i])
+			return true;
+	return !u->ncallers;
+#else
+	return true;
+#endif
+}
+
+/* At a function's entry: the return address on top of the user stack, or 0. */
+static unsigned long stp_uprobe_return_address(struct pt_regs *regs)
+{
+	unsigned long ret = 0;
+
+	if (stp_copy_from_user_nofault(&ret, (const void __user *)user_stack_pointer(regs),
+				       sizeof(ret)))
+		return 0;
+	return ret;
+}
+
 static int stp_uprobe_handler(struct uprobe_consumer *self, struct pt_regs *regs)
 {
 	struct stp_uprobe_probe *u = container_of(self, struct stp_uprobe_probe, consumer);
@@ -124,7 +157,9 @@ static int stp_uprobe_handler(struct uprobe_consumer *self, struct pt_regs *regs
 		.user_bias = instruction_pointer(regs) - u->vaddr,
 	};
 
-	if (stp_uprobe_wanted(u))
+	if (stp_uprobe_wanted(u) &&
+	    (!u->ncallers || stp_uprobe_from_caller(u, instruction_pointer(regs),
+						    stp_uprobe_return_address(regs))))
 		stp_probe_run_hit(u->probe, STP_SESSION_RUNNING, &hit);
 	return 0;
 }
@@ -141,7 +176,9 @@ static int stp_uprobe_entry_handler(struct uprobe_consumer *self, struct pt_regs
 	};
 	struct stp_uprobe_slot *s;
 
-	if (!stp_uprobe_wanted(u))
+	if (!stp_uprobe_wanted(u) ||
+	    (u->ncallers && !stp_uprobe_from_caller(u, instruction_pointer(regs),
+						    stp_uprobe_return_address(regs))))
 		return 0;
 	stp_regs_dwarf_register(regs, u->cfa_regno, &cfa);	/* pass 2 chose one there is */
 	cfa += u->cfa_offset;
@@ -167,7 +204,8 @@ static int stp_uretprobe_handler(struct uprobe_consumer *self, unsigned long fun
 	};
 	struct stp_uprobe_slot *s = NULL;
 
-	if (!stp_uprobe_wanted(u))
+	/* a callee's: the call returns to one of its callers' places (the ip now) */
+	if (!stp_uprobe_wanted(u) || !stp_uprobe_from_caller(u, func, instruction_pointer(regs)))
 		return 0;
 	if (u->entry_probe) {
 		s = stp_uprobe_find_slot(u, user_stack_pointer(regs));

@@ -317,6 +317,12 @@ struct dw_site {
 	int line;
 	const char *label;	/* DW_SITE_LABEL */
 	int asked_line;		/* a statement's single line asked with .nearest (-l names it) */
+	/* .callee(...): the function whose call this is; at a callee's entry (not an
+	 * inlined one), where the caller's calls of it return: the probe runs only when
+	 * the return address on the stack is one of these */
+	const struct dw_function *caller;
+	uint64_t *returns;
+	int nreturns;
 };
 
 enum dw_function_filter {
@@ -345,6 +351,13 @@ void dw_statement_sites(struct dw_module *m, const struct dw_pattern *pat, bool 
 			struct dw_sites *out);
 void dw_label_sites(struct dw_module *m, const struct dw_pattern *pat, const char *label,
 		    struct dw_sites *out);
+/* ---- dwarf_callees.c ---- */
+
+/* .callee(CALLEE) of the functions CALLER names: the inlined instances in their bodies
+ * and, for their call sites, the callees' entries with the return addresses. */
+void dw_callee_sites(struct dw_module *m, const struct dw_pattern *caller, const char *callee,
+		     enum dw_function_filter filter, struct dw_sites *out);
+
 /* -l: one site per function PAT names, from the index alone (no address for inlines). */
 void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
 		      enum dw_function_filter filter, bool exported_only, struct dw_sites *out);

@@ -85,7 +85,12 @@ struct kprobe_entry {
 	bool is_return;
 	int64_t maxactive;	/* <= 0: the kernel's default */
 	bool wait_for_module;	/* a module's symbol: registered when the module comes */
+	/* a callee's entry: the return addresses it runs for, from the probe's address */
+	const int64_t *callers;
+	int ncallers;
 };
+/* ", .callers = (const long[]){ -5, 12 }, .ncallers = 2": a callee's (NONE: nothing) */
+void emit_callers(struct strbuf *sb, const int64_t *callers, int ncallers);
 void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k);
 
 /* family_perf.c: whether a perf probe of the program defines the counter NAME */

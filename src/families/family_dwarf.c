@@ -40,6 +40,13 @@
 	prefix ".function(string).label(string)", \
 	prefix ".statement(string)", prefix ".statement(string).nearest"
 
+/* the calls a function makes (dwarf_callees.c) */
+#define CALLEE_FORMS(prefix) \
+	prefix ".function(string).callee(string)", \
+	prefix ".function(string).callee(string).call", \
+	prefix ".function(string).callee(string).return", \
+	prefix ".function(string).callees", prefix ".function(string).callees(number)"
+
 #define USER_FORMS(prefix) \
 	prefix ".function(string)", prefix ".function(string).call", \
 	prefix ".function(string).return", prefix ".function(string).inline", \
@@ -47,14 +54,16 @@
 	prefix ".statement(string)", prefix ".statement(string).nearest"
 
 static const char *const dwarf_templates[] = {
-	FUNCTION_FORMS("kernel"),
-	FUNCTION_FORMS("module(string)"),
-	USER_FORMS("process"),
-	USER_FORMS("process.library(string)"),
-	USER_FORMS("process(string)"),
-	USER_FORMS("process(number)"),
+	FUNCTION_FORMS("kernel"), CALLEE_FORMS("kernel"),
+	FUNCTION_FORMS("module(string)"), CALLEE_FORMS("module(string)"),
+	USER_FORMS("process"), CALLEE_FORMS("process"),
+	USER_FORMS("process.library(string)"), CALLEE_FORMS("process.library(string)"),
+	USER_FORMS("process(string)"), CALLEE_FORMS("process(string)"),
+	USER_FORMS("process(number)"), CALLEE_FORMS("process(number)"),
 	USER_FORMS("process(string).library(string)"),
+	CALLEE_FORMS("process(string).library(string)"),
 	USER_FORMS("process(number).library(string)"),
+	CALLEE_FORMS("process(number).library(string)"),
 	"kernel.statement(number)", "kernel.statement(number).absolute",
 	NULL,
 };
@@ -73,10 +82,22 @@ static const char *function_name(const struct dw_function *f)
 	return f->dwarf_name ? f->dwarf_name : f->name;
 }
 
+/* .function("vfs_read@fs/read_write.c:450"): F by its name, file and LINE (0: its own) */
+static void put_function(struct strbuf *sb, const char *what, const struct dw_function *f,
+			 int line)
+{
+	sb_printf(sb, "%s(\"%s", what, function_name(f));
+	if (f->file)
+		sb_printf(sb, "@%s:%d", f->file, line ? line : f->line);
+	sb_puts(sb, "\")");
+}
+
 /*
  * kernel.function("vfs_read@fs/read_write.c:450").return, as stap names it.  A label's
  * function is named by the label's line; a .nearest statement is listed (-l) with
- * .nearest, and by the line asked when a single one was.
+ * .nearest, and by the line asked when a single one was.  A callee's probe is named as
+ * its function's; -l and its derivation name it by the caller too:
+ * kernel.function("vfs_read@fs/read_write.c:450").callee("rw_verify_area@...").
  */
 static char *site_name(const struct dwarf_point *dp, const struct dw_site *site, bool listing)
 {
@@ -100,11 +121,13 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 			sb_puts(&sb, ".nearest");
 		return sb_steal(&sb);
 	}
-	sb_printf(&sb, ".function(\"%s", function_name(f));
-	if (f->file)
-		sb_printf(&sb, "@%s:%d", f->file,
-			  site->kind == DW_SITE_LABEL ? site->line : f->line);
-	sb_puts(&sb, "\")");
+	if (site->caller && listing) {	/* .callee(...): the caller, then the callee */
+		put_function(&sb, ".function", site->caller, 0);
+		put_function(&sb, ".callee", f, 0);
+		put_point_suffixes(&sb, dp);
+		return sb_steal(&sb);
+	}
+	put_function(&sb, ".function", f, site->kind == DW_SITE_LABEL ? site->line : f->line);
 	if (site->kind == DW_SITE_LABEL) {
 		sb_printf(&sb, ".label(\"%s\")", site->label);
 		return sb_steal(&sb);
@@ -185,6 +208,33 @@ static bool place_in_file(struct elaborator *el, const struct dwarf_point *dp,
 	return true;
 }
 
+/* The index of the executable section of M that holds ADDR, or -1. */
+static int text_section(const struct dw_module *m, uint64_t addr)
+{
+	for (int i = 0; i < m->ntext; i++)
+		if (m->text[i].start <= addr && addr < m->text[i].end)
+			return i;
+	return -1;
+}
+
+/*
+ * A callee's entry: where the caller's calls return, as distances from the probe's
+ * address, which the runtime adds to where the probe is now.  A module lays its sections
+ * out apart: a call from another section than the callee's is not known.  False when
+ * none is.
+ */
+static bool callee_returns(const struct dw_site *site, struct dwarf_probe *p)
+{
+	const struct dw_module *m = site->module;
+
+	p->callers = xcalloc(site->nreturns, sizeof(*p->callers));
+	for (int i = 0; i < site->nreturns; i++)
+		if (m->is_kernel || m->is_user ||
+		    text_section(m, site->returns[i]) == text_section(m, site->addr))
+			p->callers[p->ncallers++] = (int64_t)(site->returns[i] - site->addr);
+	return p->ncallers > 0;
+}
+
 /* A probe at SITE, named NAME (NULL: as stap names the site). */
 static bool add_site(struct elaborator *el, struct derived_probe *proto,
 		     const struct dwarf_point *dp, const struct dw_site *site, char *name)
@@ -200,7 +250,9 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 		return true;
 	}
 	p = xcalloc(1, sizeof(*p));
-	if (!(site->module->is_user ? place_in_file : place_in_kernel)(el, dp, site, p)) {
+	if (!(site->module->is_user ? place_in_file : place_in_kernel)(el, dp, site, p) ||
+	    (site->nreturns && !callee_returns(site, p))) {
+		free(p->callers);
 		free(p);
 		return false;
 	}
@@ -213,7 +265,8 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	derived = add_derived_probe(el, proto, site->kind == DW_SITE_LABEL ?
 				    xstrndup(name, strstr(name, ".label(") - name) : name, p);
 	derived->note = site_note(p);
-	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) : xstrdup(name);
+	derived->derivation = dp->nearest ? xasprintf("%s.nearest", name) :
+			      site->caller ? site_name(dp, site, true) : xstrdup(name);
 	if (!derived->script_point && site->kind == DW_SITE_LABEL)
 		derived->script_point = xstrdup(name);	/* pn() keeps the label, as stap's */
 	derived->saves_entry = dp->is_return;	/* the entry evaluates them (kretprobe, uprobe) */
@@ -237,7 +290,9 @@ static void find_sites(struct elaborator *el, struct dw_module *m, const struct 
 	enum dw_function_filter filter = dp->is_return ? DW_RETURN : dp->call ? DW_CALL :
 					 dp->inline_only ? DW_INLINE : DW_ANY;
 
-	if (dp->statement)
+	if (dp->callee)
+		dw_callee_sites(m, pat, dp->callee, filter, sites);
+	else if (dp->statement)
 		dw_statement_sites(m, pat, dp->nearest, sites);
 	else if (dp->label)
 		dw_label_sites(m, pat, dp->label, sites);
@@ -410,14 +465,25 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	read_dwarf_point(pp, &dp);
 	if (!dp.pattern)
 		return address_build(el, &dp, proto);
+	if (dp.callee && dp.callees_depth != 0 && dp.callees_depth != 1) {
+		semantic_error(el, NULL, dp.callees_depth < 1 ? "invalid .callees depth %" PRId64 :
+			       ".callees(%" PRId64 ") is not supported: the direct callees "
+			       "(.callees, .callees(1)) are", dp.callees_depth);
+		return false;
+	}
 	pat = dw_parse_pattern(dp.pattern, &error);
 	if (error) {
 		semantic_error(el, dp.what->tok, "%s", error);
 		free(error);
 		return false;
 	}
-	if (!dp.user && (el->session->use_btf || !debuginfo_kernel(elaborator_debuginfo(el))))
+	if (!dp.user && (el->session->use_btf || !debuginfo_kernel(elaborator_debuginfo(el)))) {
+		if (dp.callee) {	/* BTF has no call sites */
+			report_missing_debuginfo(el);
+			return false;
+		}
 		return place_from_btf(el, &dp, pat, proto);
+	}
 	/* stap warns, then ignores the lines of a .function */
 	if (!dp.statement && !dp.label && pat->lines != DW_LINES_NONE)
 		semantic_warning(el, proto->handler->probe->tok, "For probing a particular line, "
@@ -709,6 +775,8 @@ static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 		.maxactive = p->maxactive,
 		.wait_for_module = (p->site.module && !p->site.module->is_kernel) ||
 				   (p->btf && !p->btf->is_kernel),
+		.callers = p->callers,
+		.ncallers = p->ncallers,
 	};
 
 	emit_kprobe_entry(e, dp, &entry);
@@ -729,6 +797,7 @@ static void user_entry(struct emitter *e, struct derived_probe *dp)
 	}
 	if (p->is_return)
 		sb_puts(sb, ", .is_return = true");
+	emit_callers(sb, p->callers, p->ncallers);
 	if (p->is_return && dp->handler->nentries) {
 		char *size = entry_offset(dp->handler, dp->handler->nentries);
 

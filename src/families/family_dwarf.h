@@ -30,6 +30,10 @@ struct dwarf_probe {
 	int64_t cfa_offset;
 	bool is_return;
 	bool module_path;	/* module("/path/m.ko"): -p2 notes the place "<m:symbol+N>" */
+	/* a callee's entry: where its caller's calls return, from the probe's address (it
+	 * runs only when the return address on the stack is one of those) */
+	int64_t *callers;
+	int ncallers;
 	int64_t maxactive;
 	struct dw_site site;	/* NULL module for an absolute address */
 	/* a function placed by the kernel's BTF (no DWARF): its module and prototype */
@@ -54,6 +58,8 @@ struct dwarf_point {
 	bool call, is_return, inline_only, exported, nearest, absolute;
 	int64_t maxactive;
 	const char *label;
+	const char *callee;	/* .callee(PATTERN), .callees: "*" */
+	int64_t callees_depth;	/* .callees(N) */
 };
 
 /* dwarf_point.c */

@@ -199,6 +199,16 @@ static bool kprobe_build(struct elaborator *el, struct probe_point *pp,
 }
 
 /* One entry of runtime/kprobe.c's table; the dwarf family's kernel probes' too. */
+void emit_callers(struct strbuf *sb, const int64_t *callers, int ncallers)
+{
+	if (!ncallers)
+		return;
+	sb_puts(sb, ", .callers = (const long[]){ ");
+	for (int i = 0; i < ncallers; i++)
+		sb_printf(sb, "%s%" PRId64 "L", i ? ", " : "", callers[i]);
+	sb_printf(sb, " }, .ncallers = %d", ncallers);
+}
+
 void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct kprobe_entry *k)
 {
 	struct strbuf *sb = &e->out;	/* straight into the C file */
@@ -219,6 +229,7 @@ void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct
 			  k->maxactive > INT32_MAX ? (int64_t)INT32_MAX : k->maxactive);
 	if (k->wait_for_module)
 		sb_puts(sb, ", .wait_for_module = true");
+	emit_callers(sb, k->callers, k->ncallers);
 	if (k->is_return && dp->handler->nentries) {	/* @entry(): kept from the entry */
 		char *size = entry_offset(dp->handler, dp->handler->nentries);
 

@@ -1,0 +1,1 @@
+-L 'kernel.function("vfs_read").callees'

@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -l 'process("/usr/bin/uprog-O2").function("*").callees(1)'
