@@ -234,8 +234,10 @@ char *debuginfo_missing(struct debuginfo *di)
 
 /* ---- the objects opened ---- */
 
+/* NAME's object at PATH opened (its DWARF, or with SYMBOLS_OK, a program's or library's
+ * ELF file alone: symbols_only), its tables read; NULL if it cannot be. */
 static struct dw_module *open_module(struct debuginfo *di, const char *name, const char *path,
-				     bool is_kernel, bool is_user)
+				     bool is_kernel, bool is_user, bool symbols_ok)
 {
 	struct dw_module *m = xcalloc(1, sizeof(*m));
 	double start = now_ms();
@@ -247,7 +249,7 @@ static struct dw_module *open_module(struct debuginfo *di, const char *name, con
 	m->session = di->session;
 	/* with the tables in the cache, the DWARF is opened only when a query needs it */
 	if (is_user || !dw_cache_load(m)) {
-		if (!dw_module_open(m)) {
+		if (!dw_module_open(m) && !(symbols_ok && dw_module_open_symbols(m))) {
 			dw_module_free(m);
 			return NULL;
 		}
@@ -266,7 +268,7 @@ struct dw_module *debuginfo_kernel(struct debuginfo *di)
 	if (!di->kernel_path)
 		di->kernel_path = find_kernel(di);
 	if (di->kernel_path)
-		di->kernel = open_module(di, "kernel", di->kernel_path, true, false);
+		di->kernel = open_module(di, "kernel", di->kernel_path, true, false, false);
 	return di->kernel;
 }
 
@@ -283,7 +285,8 @@ struct dw_module *debuginfo_module(struct debuginfo *di, const char *name)
 		char *candidate = kernel_module_name(di->module_paths.items[i]);
 
 		if (strcmp(candidate, wanted) == 0 && has_dwarf(di->module_paths.items[i]))
-			m = open_module(di, wanted, di->module_paths.items[i], false, false);
+			m = open_module(di, wanted, di->module_paths.items[i], false, false,
+						false);
 		free(candidate);
 	}
 	if (m) {
@@ -306,7 +309,7 @@ struct dw_module *debuginfo_module_file(struct debuginfo *di, const char *path)
 	if (!has_dwarf(path))
 		return NULL;
 	name = kernel_module_name(path);
-	m = open_module(di, name, path, false, false);
+	m = open_module(di, name, path, false, false, false);
 	free(name);
 	if (m) {
 		m->next = di->modules;
@@ -324,25 +327,16 @@ struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, co
 	for (m = di->modules; m; m = m->next)
 		if (m->is_user && strcmp(m->name, target) == 0)
 			return m;
-	m = open_module(di, target, file, false, true);
-	if (!m) {
+	/* without DWARF, its ELF symbols alone, as stap falls back on them */
+	m = open_module(di, target, file, false, true, true);
+	if (!m || m->symbols_only) {
 		int fd = open(file, O_RDONLY);
 
 		*why = xstrdup(fd < 0 ? strerror(errno) : "No DWARF information found");
-		if (fd < 0)
+		if (fd >= 0)
+			close(fd);
+		if (!m)
 			return NULL;
-		close(fd);
-		/* its ELF symbols alone, as stap falls back on them */
-		m = xcalloc(1, sizeof(*m));
-		m->name = xstrdup(target);
-		m->path = xstrdup(file);
-		m->is_user = true;
-		m->session = di->session;
-		if (!dw_module_open_symbols(m)) {
-			dw_module_free(m);
-			return NULL;
-		}
-		dw_module_read_tables(m);
 	}
 	m->next = di->modules;
 	di->modules = m;
@@ -358,7 +352,7 @@ struct dw_module *debuginfo_headers(struct debuginfo *di, const char *spec)
 		if (m->is_user && strcmp(m->name, spec) == 0)
 			return m->dwarf ? m : NULL;
 	object = dw_compile_headers(di->session, spec);
-	m = object ? open_module(di, spec, object, false, true) : NULL;
+	m = object ? open_module(di, spec, object, false, true, false) : NULL;
 	if (object)
 		unlink(object);		/* open, it stays readable */
 	free(object);

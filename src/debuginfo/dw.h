@@ -435,6 +435,8 @@ struct unit_query {
 };
 
 void dw_add_site(struct dw_sites *out, const struct dw_site *site);
+/* F matched but may not be probed: its name goes into OUT's refused (said by the caller). */
+void dw_add_refused(struct dw_sites *out, const struct dw_function *f);
 int dw_compare_sites(const void *a, const void *b);
 const struct dw_function *dw_wanted_function(struct unit_query *q, Dwarf_Off die);
 /* The functions [*LO, *HI) of the index that PATTERN's name may match: those of the name

@@ -63,12 +63,6 @@ static const char *die_name(Dwarf_Die *die)
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 }
 
-static void add_refused(struct dw_sites *out, const struct dw_function *f)
-{
-	out->refused = xrealloc(out->refused, (out->nrefused + 1) * sizeof(*out->refused));
-	out->refused[out->nrefused++] = f;
-}
-
 /* An inlined subroutine of the caller: a probe at the instance. */
 static void inlined(struct callee_query *q, Dwarf_Die *die)
 {
@@ -86,7 +80,7 @@ static void inlined(struct callee_query *q, Dwarf_Die *die)
 	    !dwarf_diecu(die, &cu, NULL, NULL))
 		return;
 	if (f->flags & DWF_BLOCKED || dw_blocked(q->m, entry + q->m->bias)) {
-		add_refused(q->out, f);
+		dw_add_refused(q->out, f);
 		return;
 	}
 	site.function = f;
@@ -139,7 +133,7 @@ static void call_site(struct callee_query *q, Dwarf_Die *die)
 		return;
 	if (f->flags & DWF_BLOCKED || !(f->flags & DWF_OUT_OF_LINE)) {
 		if (f->flags & DWF_BLOCKED)
-			add_refused(q->out, f);
+			dw_add_refused(q->out, f);
 		return;
 	}
 	for (int i = 0; i < q->entries.count && !at; i++)

@@ -87,7 +87,9 @@ bool dw_module_open_symbols(struct dw_module *m)
 {
 	m->symbols_only = true;
 	m->open_failed = true;	/* no DWARF to open later */
-	if (!m->dwfl && !report_file(m))
+	if (!m->dwfl)	/* else dw_module_open() reported it already */
+		report_file(m);
+	if (!m->dwfl_module)
 		return false;
 	m->elf = dwfl_module_getelf(m->dwfl_module, &m->bias);
 	return m->elf != NULL;

@@ -17,12 +17,17 @@
 /* ---- the functions a pattern names ---- */
 
 /* Whether F cannot be probed at all; noted for its warning (stap warns for each). */
+void dw_add_refused(struct dw_sites *out, const struct dw_function *f)
+{
+	out->refused = xrealloc(out->refused, (out->nrefused + 1) * sizeof(*out->refused));
+	out->refused[out->nrefused++] = f;
+}
+
 static bool refused(const struct dw_function *f, struct dw_sites *out)
 {
 	if (!(f->flags & DWF_BLOCKED))
 		return false;
-	out->refused = xrealloc(out->refused, (out->nrefused + 1) * sizeof(*out->refused));
-	out->refused[out->nrefused++] = f;
+	dw_add_refused(out, f);
 	return true;
 }
 

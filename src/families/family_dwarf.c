@@ -136,10 +136,20 @@ static char *site_name(const struct dwarf_point *dp, const struct dw_site *site,
 	return sb_steal(&sb);
 }
 
+/* The index of the executable section of M that holds ADDR, or -1. */
+static int text_section(const struct dw_module *m, uint64_t addr)
+{
+	for (int i = 0; i < m->ntext; i++)
+		if (m->text[i].start <= addr && addr < m->text[i].end)
+			return i;
+	return -1;
+}
+
 /* -p2's note: where the probe goes, "pc=_stext+0x34cc50" */
 static char *site_note(const struct dwarf_probe *p)
 {
 	const struct dw_module *m = p->site.module;
+	int section;
 
 	if (p->module_path)	/* as stap notes it */
 		return xasprintf("pc=<%s+%" PRIu64 "> ", p->symbol, p->offset);
@@ -150,10 +160,9 @@ static char *site_note(const struct dwarf_probe *p)
 				 p->vaddr);
 	if (m->is_kernel && m->text_start)
 		return xasprintf("pc=_stext+%#" PRIx64 " ", p->site.addr - m->text_start);
-	for (int i = 0; i < m->ntext; i++)	/* a module's: from its section */
-		if (m->text[i].start <= p->site.addr && p->site.addr < m->text[i].end)
-			return xasprintf("pc=%s+%#" PRIx64 " ", m->text[i].why,
-					 p->site.addr - m->text[i].start);
+	if ((section = text_section(m, p->site.addr)) >= 0)	/* a module's: from its section */
+		return xasprintf("pc=%s+%#" PRIx64 " ", m->text[section].why,
+				 p->site.addr - m->text[section].start);
 	return xasprintf("pc=%s+%#" PRIx64 " ", p->symbol, p->offset);
 }
 
@@ -206,15 +215,6 @@ static bool place_in_file(struct elaborator *el, const struct dwarf_point *dp,
 	p->file = xstrdup(site->module->name);
 	p->process = dp->library ? xstrdup(dp->program) : NULL;
 	return true;
-}
-
-/* The index of the executable section of M that holds ADDR, or -1. */
-static int text_section(const struct dw_module *m, uint64_t addr)
-{
-	for (int i = 0; i < m->ntext; i++)
-		if (m->text[i].start <= addr && addr < m->text[i].end)
-			return i;
-	return -1;
 }
 
 /*
