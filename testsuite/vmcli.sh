@@ -1,6 +1,7 @@
 # vmcli.sh - `stap --vm` (staprun/stap-vm) end to end: each test is one boot of the reference
 # VM, so there are few: output streamed while the script runs, Ctrl-C reaching the end probes,
-# exit status and standard error of a failing script, -o copied back and -c run in the guest,
+# exit status and standard error of a failing script, -o copied back and -c run in the guest
+# (and the report whole while the command's processes end),
 # a program of --sysroot probed there, and one at a host path without it,
 # a kernel WARNING and a leftover module reported; and stap-vm's refusals, which need no boot.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -136,6 +137,29 @@ if [ "$(ls -A results)" = out.txt ] && grep -q 'ignoring a file .* does not make
 else
 	fail "vmcli: only the files -o FILE makes are copied back, not a planted .bashrc" \
 		"results: $(ls -A results)" "$(details outfile)"
+fi
+
+# ---- the report arrives whole while processes of the -c command end ----
+# The command leaves behind one long write of empty lines to the report's port (the host
+# ignores them) and processes that end (as children of the guest's /init, PID 1) while
+# /init waits to send the report: /init's own writes would fail with EINTR and lose a line.
+cat >busy.stp <<'STP'
+probe begin { println("begin") }
+probe end { println("end") }
+STP
+command='head -c 900000 /dev/zero | tr "\0" "\n" >/run/nl
+setsid dd if=/run/nl of=/dev/ttyS3 bs=900000 count=1 </dev/null >/dev/null 2>&1 &
+for t in 0.3 0.6 0.9 1.2 1.5 1.8 2.1 2.4 2.7 3.0 3.3; do
+	setsid sleep $t </dev/null >/dev/null 2>&1 &
+done
+echo command done'
+run_vm busy -o results/busy.txt -c "$command" busy.stp
+if [ "$vm_status" = 0 ] && [ "$(cat busy.out)" = "command done" ] && ! grep -q . busy.err &&
+	[ "$(cat results/busy.txt 2>/dev/null)" = "$(printf 'begin\nend')" ]; then
+	pass "vmcli: the report and -o FILE arrive whole while the command's processes end and the port is busy"
+else
+	fail "vmcli: the report and -o FILE arrive whole while the command's processes end and the port is busy" \
+		"$(details busy)" "results/busy.txt:" "$(cat results/busy.txt 2>&1)"
 fi
 
 # expect_adds NAME FILE LINE WHAT: the run NAME ended with status 0, its -o FILE holds the
