@@ -84,6 +84,19 @@
 	}
 #endif
 
+/* The bytes of a module's code, and of the rest of the memory it keeps after init:
+ * struct module's mem[] by kind (6.4+), its core_layout before. */
+#ifdef STP_HAVE_MODULE_MEMORY
+#define stp_module_text_size(m) ((unsigned long)(m)->mem[MOD_TEXT].size)
+#define stp_module_data_size(m)							\
+	((unsigned long)(m)->mem[MOD_DATA].size + (m)->mem[MOD_RODATA].size +		\
+	 (m)->mem[MOD_RO_AFTER_INIT].size)
+#else
+#define stp_module_text_size(m) ((unsigned long)(m)->core_layout.text_size)
+#define stp_module_data_size(m)							\
+	((unsigned long)(m)->core_layout.size - (m)->core_layout.text_size)
+#endif
+
 /* pde_data() (5.17+); older kernels spell it PDE_DATA(). */
 #ifdef STP_HAVE_PDE_DATA
 #define stp_pde_data(inode) pde_data(inode)

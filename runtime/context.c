@@ -36,13 +36,14 @@ static int stp_contexts_alloc(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct context *c = kvzalloc(size, GFP_KERNEL);
+		struct context *c = stp_kvzalloc(size);
 
 		if (!c) {
 			stp_contexts_free();
 			return -ENOMEM;
 		}
 		per_cpu(stp_contexts, cpu) = c;
+		atomic_long_add(size, &stp_mem_contexts);
 	}
 	return 0;
 }

@@ -144,7 +144,7 @@ static struct stp_map *stp_map_alloc(const struct stp_map_desc *d)
 	if (!d || d->nkeys < 1 || d->nkeys > STP_MAX_KEYS || d->max_entries < 1 ||
 	    (d->value_type == STP_TYPE_STATS && !d->stat))
 		return NULL;
-	m = kvzalloc(sizeof(*m), GFP_KERNEL);
+	m = stp_kvzalloc(sizeof(*m));
 	if (!m)
 		return NULL;
 	m->desc = d;
@@ -158,10 +158,10 @@ static struct stp_map *stp_map_alloc(const struct stp_map_desc *d)
 	while (nb < d->max_entries && nb < (1U << 30))
 		nb <<= 1;
 	m->hmask = nb - 1;
-	m->table = kvcalloc(nb, sizeof(*m->table), GFP_KERNEL);	/* zeroed: empty buckets */
+	m->table = stp_kvcalloc(nb, sizeof(*m->table));	/* zeroed: empty buckets */
 	if (!m->table)
 		goto err_free_map;
-	m->pool = kvcalloc(d->max_entries, m->entry_size, GFP_KERNEL);
+	m->pool = stp_kvcalloc(d->max_entries, m->entry_size);
 	if (!m->pool)
 		goto err_free_table;
 	INIT_LIST_HEAD(&m->entries);
@@ -542,12 +542,12 @@ static struct stp_pmap *stp_pmap_alloc(const struct stp_map_desc *d)
 
 	if (!d || d->value_type != STP_TYPE_STATS || !d->stat)
 		return NULL;
-	p = kvzalloc(struct_size(p, cpu, nr_cpu_ids), GFP_KERNEL);
+	p = stp_kvzalloc(struct_size(p, cpu, nr_cpu_ids));
 	if (!p)
 		return NULL;
 	p->desc = d;
 	p->agg = stp_map_alloc(d);
-	p->scratch = kvzalloc(stp_stat_size(d->stat), GFP_KERNEL);
+	p->scratch = stp_kvzalloc(stp_stat_size(d->stat));
 	if (!p->agg || !p->scratch)
 		goto err_free_pmap;
 	for_each_possible_cpu(cpu) {

@@ -348,6 +348,7 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #define stp_timing_contended(lock) do { } while (0)
 #endif
 
+#include "alloc.c"
 #include "context.c"
 #include "print.c"
 #include "strings.c"

@@ -547,16 +547,16 @@ static struct stp_pstat *stp_pstat_alloc(const struct stp_stat_desc *d)
 {
 	struct stp_pstat *p;
 
-	p = kvzalloc(sizeof(*p), GFP_KERNEL);
+	p = stp_kvzalloc(sizeof(*p));
 	if (!p)
 		return NULL;
 	p->desc = d;
 	/* one slot per CPU id, each on its own cache lines */
 	p->stride = ALIGN(stp_stat_size(d), SMP_CACHE_BYTES);
-	p->agg = kvzalloc(stp_stat_size(d), GFP_KERNEL);
+	p->agg = stp_kvzalloc(stp_stat_size(d));
 	if (!p->agg)
 		goto err_free_pstat;
-	p->cpus = kvcalloc(nr_cpu_ids, p->stride, GFP_KERNEL);
+	p->cpus = stp_kvcalloc(nr_cpu_ids, p->stride);
 	if (!p->cpus)
 		goto err_free_agg;
 	return p;

@@ -51,7 +51,7 @@ static int stp_timing_alloc(void)
 	stp_stat_desc_init(&stp_timing_desc);
 	size = max_t(size_t, n, 1) * stp_stat_size(&stp_timing_desc);
 	for_each_possible_cpu(cpu) {
-		struct stp_stat *stats = kvzalloc(size, GFP_KERNEL);
+		struct stp_stat *stats = stp_kvzalloc(size);
 
 		if (!stats) {
 			stp_timing_free();

@@ -69,6 +69,8 @@ BDEV_PARTNO blkdev.h u8 bdev_partno\(
 ITER_IOV uio.h iovec \*iter_iov\(const struct iov_iter
 ITER_IS_UBUF uio.h bool iter_is_ubuf\(const struct iov_iter
 MM_RSS_PERCPU mm_types.h struct percpu_counter rss_stat\[
+MODULE_MEMORY module.h struct module_memory mem\[MOD_MEM_NUM_TYPES\]
+MODULE_CORE_LAYOUT module.h struct module_layout core_layout 
 EOF
 	if [ ${#wrong[@]} -eq 0 ]; then
 		pass "build: the kernel API tests agree with the reference kernel's headers"

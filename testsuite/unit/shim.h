@@ -120,6 +120,17 @@ static __maybe_unused void *kvcalloc(size_t n, size_t size, int flags)
 	return calloc(n, size);	/* NULL when n * size overflows, as the kernel's */
 }
 
+/* alloc.c's counted allocations, not counted here */
+static __maybe_unused void *stp_kvzalloc(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+static __maybe_unused void *stp_kvcalloc(size_t n, size_t size)
+{
+	return kvcalloc(n, size, GFP_KERNEL);
+}
+
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;
