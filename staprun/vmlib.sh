@@ -158,6 +158,38 @@ vm_add_sysroot() {
 	done < <(find "$dir" -type f -print0 | LC_ALL=C sort -z)
 }
 
+# vm_add_kernel_modules ROOT MODULES_DIR NAME...: the modules NAME of a kernel's image
+# package (MODULES_DIR: kernel-image's modules folder of the release) and those they depend
+# on, into ROOT's /lib/modules/stapler/ as plain .ko files (6.12's package compresses them:
+# the guest's insmod takes them plain), with /lib/modules/stapler/order listing them
+# dependencies first for /init to insmod.  One built into the kernel (modules.builtin)
+# needs nothing; one the package does not have is left out.
+vm_add_kernel_modules() {
+	local root=$1 dir=$2 m
+	shift 2
+	mkdir -p "$root/lib/modules/stapler" || vm_die "cannot create $root/lib/modules/stapler"
+	touch "$root/lib/modules/stapler/order"
+	for m in "$@"; do
+		vm_add_kernel_module "$root" "$dir" "$m"
+	done
+}
+
+vm_add_kernel_module() {
+	local root=$1 dir=$2 m=$3 ko dep
+	grep -qx "$m" "$root/lib/modules/stapler/order" && return 0
+	grep -q "/$m\.ko\(\.xz\)\?$" "$dir/modules.builtin" 2>/dev/null && return 0
+	ko=$(find "$dir" \( -name "$m.ko" -o -name "$m.ko.xz" \) -print -quit 2>/dev/null)
+	[ -n "$ko" ] || return 0
+	for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
+		vm_add_kernel_module "$root" "$dir" "$dep"
+	done
+	case "$ko" in
+	*.xz) xz -dc "$ko" >"$root/lib/modules/stapler/$m.ko" || vm_die "cannot unpack $ko" ;;
+	*) cp "$ko" "$root/lib/modules/stapler/$m.ko" || vm_die "cannot copy $ko" ;;
+	esac
+	echo "$m" >>"$root/lib/modules/stapler/order"
+}
+
 # vm_init_prologue: the start of every guest /init: PATH, busybox's applets, the pseudo
 # file systems (debugfs for the transport, tracefs), /tmp; init's own output goes to the
 # kernel console (ttyS0).
@@ -180,6 +212,61 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 hostname stapler-vm
 modlist() { while read -r m rest; do echo "$m"; done </proc/modules; }
+EOF
+}
+
+# vm_make_disk FILE: a 64 MiB ext4 file system in FILE (sparse), for the guest's /mnt/disk
+# (the caller attaches it and makes the guest's /etc/stapler-disk, which /init waits for);
+# fails quietly when mkfs.ext4 (e2fsprogs) is missing.
+vm_make_disk() {
+	command -v mkfs.ext4 >/dev/null 2>&1 || return 1
+	rm -f "$1"
+	truncate -s 64M "$1" && mkfs.ext4 -q -F -L stapler-disk "$1" >/dev/null 2>&1
+}
+
+# vm_init_devices: the part of a guest /init (after vm_init_prologue) that loads the kernel
+# modules vm_add_kernel_modules put in, mounts the virtio disk (the first one, /dev/vda) at
+# /mnt/disk, and makes a network to trace: a veth pair whose end veth0 (192.0.2.1/24) is
+# here and whose other end, eth0 (192.0.2.2/24), is in a second network namespace held by a
+# process whose pid is in /run/peer.pid; `peer CMD` runs CMD there.  192.0.2.0/24 is
+# TEST-NET-1, and no interface leads out of the guest.  What fails is said in the kernel log.
+vm_init_devices() {
+	cat <<'EOF'
+if [ -f /lib/modules/stapler/order ]; then
+	while read -r m; do
+		insmod "/lib/modules/stapler/$m.ko" 2>/dev/null ||
+			echo "stapler-vm: cannot load the module $m" >/dev/kmsg
+	done </lib/modules/stapler/order
+fi
+i=0
+while [ -f /etc/stapler-disk ] && [ ! -b /dev/vda ] && [ $i -lt 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -f /etc/stapler-disk ]; then
+	mkdir -p /mnt/disk
+	mount -t ext4 /dev/vda /mnt/disk ||
+		echo "stapler-vm: cannot mount /dev/vda at /mnt/disk" >/dev/kmsg
+fi
+ip link set lo up
+if ip link add stapvm_peer type veth 2>/dev/null; then
+	# the namespace's holder says when it is in it (a subshell reads: this shell is PID 1,
+	# whose SIGCHLD handler would cut a wait short)
+	mkfifo /run/peer.ready
+	unshare -n sh -c 'echo >/run/peer.ready; exec sleep 2147483647' </dev/null >/dev/null 2>&1 &
+	echo $! >/run/peer.pid
+	(read -r _ </run/peer.ready)
+	rm -f /run/peer.ready
+	printf '#!/bin/sh\nexec nsenter -t "$(cat /run/peer.pid)" -n "$@"\n' >/usr/bin/peer
+	chmod 755 /usr/bin/peer
+	{
+		ip link set stapvm_peer netns "$(cat /run/peer.pid)" &&
+			peer sh -c 'ip link set stapvm_peer name eth0 && ip link set lo up &&
+				ip addr add 192.0.2.2/24 dev eth0 && ip link set eth0 up' &&
+			ip addr add 192.0.2.1/24 dev veth0 &&
+			ip link set veth0 up
+	} >/dev/null 2>&1 || echo "stapler-vm: cannot set up the veth pair" >/dev/kmsg
+fi
 EOF
 }
 

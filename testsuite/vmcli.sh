@@ -1,7 +1,7 @@
 # vmcli.sh - `stap --vm` (staprun/stap-vm) end to end: each test is one boot of the reference
 # VM, so there are few: output streamed while the script runs, Ctrl-C reaching the end probes,
 # exit status and standard error of a failing script, -o copied back and -c run in the guest
-# (and the report whole while the command's processes end),
+# (and the report whole while the command's processes end), the disk and network to trace,
 # a program of --sysroot probed there, and one at a host path without it,
 # a kernel WARNING and a leftover module reported; and stap-vm's refusals, which need no boot.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -160,6 +160,27 @@ if [ "$vm_status" = 0 ] && [ "$(cat busy.out)" = "command done" ] && ! grep -q .
 else
 	fail "vmcli: the report and -o FILE arrive whole while the command's processes end and the port is busy" \
 		"$(details busy)" "results/busy.txt:" "$(cat results/busy.txt 2>&1)"
+fi
+
+# ---- something to trace: a disk at /mnt/disk and a network in the guest ----
+cat >devices.stp <<'STP'
+global writes, tx, rx
+probe ioblock.request { if (devname == "vda" && rw == BIO_WRITE) writes++ }
+probe netdev.transmit { if (dev_name == "veth0") tx++ }
+probe netdev.receive { if (dev_name == "veth0") rx++ }
+probe end { printf("vda writes %d, veth0 sent %d, received %d\n", writes > 0, tx > 0, rx > 0) }
+STP
+command='grep -q "^/dev/vda /mnt/disk ext4 " /proc/mounts && echo "ext4 at /mnt/disk"
+dd if=/dev/zero of=/mnt/disk/file bs=4k count=64 conv=fsync 2>/dev/null
+ping -c 3 192.0.2.2 | grep -o "3 packets received"
+peer ip -o -4 addr show eth0 | grep -o "inet 192.0.2.2/24"'
+run_vm devices -c "$command" devices.stp
+if [ "$vm_status" = 0 ] && [ "$(cat devices.out)" = "$(printf '%s\n' "ext4 at /mnt/disk" \
+	"3 packets received" "inet 192.0.2.2/24" "vda writes 1, veth0 sent 1, received 1")" ]; then
+	pass "vmcli: ioblock and netdev probes see the guest's disk (/mnt/disk) and its veth pair"
+else
+	fail "vmcli: ioblock and netdev probes see the guest's disk (/mnt/disk) and its veth pair" \
+		"$(details devices)"
 fi
 
 # expect_adds NAME FILE LINE WHAT: the run NAME ended with status 0, its -o FILE holds the
