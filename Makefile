@@ -64,6 +64,11 @@ check: all
 check-stress: all
 	testsuite/run-tests stress
 
+# Debian's example scripts run in the guest with their workloads (about 15 min; those of
+# testsuite/examples/runs.list must run cleanly).  Not part of check.
+check-examples-run: all
+	testsuite/run-tests examples-run
+
 # The demo: examples/opens.stp (a kprobe and a kretprobe counting and timing file opens)
 # built for the reference kernel and run in its disposable virtual machine, with a workload.
 DEMO_WORKLOAD = find /proc/sys -type f | xargs -n 50 cat >/dev/null 2>&1; \
@@ -117,4 +122,4 @@ distclean: clean
 	rm -f config.mk config.log config.status configure
 	rm -rf autom4te.cache
 
-.PHONY: all check check-stress demo install uninstall clean distclean
+.PHONY: all check check-stress check-examples-run demo install uninstall clean distclean
