@@ -22,6 +22,15 @@ static pid_t stp_target_pid;
 static int stp_target_ns_pid;
 module_param(stp_target_ns_pid, int, 0400);
 static struct pid_namespace *stp_target_pid_ns;
+
+/*
+ * stap --remote: staprun -r N:URI passes the run's index among the targets and the
+ * target it was given as (remote_id(), remote_uri() of remote.stp); -1 and "" otherwise.
+ */
+static int stp_remote_id = -1;
+module_param(stp_remote_id, int, 0400);
+static char *stp_remote_uri;
+module_param(stp_remote_uri, charp, 0400);
 static struct user_namespace *stp_target_user_ns;
 
 /* The namespaces of process stp_target_ns_pid, referenced; STP_START_REPORTED if none. */

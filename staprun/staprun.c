@@ -60,6 +60,8 @@ static const char usage_text[] =
 "   -T MS       wait at most MS milliseconds before copying buffered output\n"
 "   -d MODULE   remove the loaded module MODULE (not attached); '*' removes every\n"
 "               stapler module that is neither attached nor in use\n"
+"   -r N:URI    this run is number N of a stap --remote swarm, on the target URI\n"
+"               (the script's remote_id() and remote_uri())\n"
 "   -h          show this help\n"
 "\n"
 "Root may load any module; so may members of the group stapdev.  Members of the group\n"
@@ -79,6 +81,8 @@ struct options {
 	const char *rotate;		/* -S */
 	const char *reader_timeout;	/* -T */
 	const char *remove;		/* -d */
+	long remote_id;			/* -r N:URI, -1 when not given */
+	const char *remote_uri;
 	const char *module;		/* MODULE[.ko], or the name with -A */
 	char **settings;		/* VAR=VALUE ... */
 	int nsettings;
@@ -117,6 +121,21 @@ static const char *nonempty_arg(const char *message)
 	if (!*optarg)
 		usage_error("%s", message);
 	return optarg;
+}
+
+/* -r N:URI: the run's index among stap --remote's targets, and the target. */
+static void read_remote(struct options *o, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	o->remote_id = strtol(arg, &end, 10);
+	if (end == arg || *end != ':' || errno || o->remote_id < 0 || o->remote_id > INT_MAX)
+		usage_error("-r needs N:URI, a run's number and its target ('%s')", arg);
+	o->remote_uri = end + 1;
+	/* the kernel's parameter parser would take it for a quote */
+	if (strchr(o->remote_uri, '"'))
+		usage_error("-r %s: the target cannot hold '\"'", arg);
 }
 
 static void read_options(int argc, char **argv, struct options *o)
@@ -187,11 +206,13 @@ static void read_options(int argc, char **argv, struct options *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
+		case 'r':
+			read_remote(o, optarg);
+			break;
 		case 'u':
 		case 'C':
 		case 'N':
 		case 'M':
-		case 'r':
 			usage_error("staprun option -%c is not supported by stapler", opt);
 		default:
 			fputs(usage_text, stderr);
@@ -608,6 +629,9 @@ static char *module_parameters(const struct options *o)
 	}
 	if (o->bufsize)
 		fprintf(f, "%s%s=%ld", o->nsettings ? " " : "", STP_BUFSIZE_PARAM, o->bufsize);
+	if (o->remote_id >= 0)	/* runtime/module.c */
+		fprintf(f, "%sstp_remote_id=%ld stp_remote_uri=\"%s\"",
+			o->nsettings || o->bufsize ? " " : "", o->remote_id, o->remote_uri);
 	if (fclose(f) != 0)
 		fatal("out of memory");
 	return params;
@@ -975,7 +999,7 @@ static void block_stop_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .remote_id = -1 };
 	enum privilege priv;
 	struct utsname uts;
 

@@ -18,7 +18,7 @@ CHECK_PREFIX=staprun
 expect "-h shows the usage" 0 '^Usage: staprun \[options\] MODULE' "$STAPRUN" -h
 help=$("$STAPRUN" -h)
 missing=()
-for option in -v -V -w -c -x -o -b -L -A -D -R -S -T -d -h; do
+for option in -v -V -w -c -x -o -b -L -A -D -R -S -T -d -r -h; do
 	grep -Eq -- "^ +$option( |$)" <<<"$help" || missing+=("$option")
 done
 if [ ${#missing[@]} -eq 0 ]; then
@@ -71,6 +71,11 @@ expect "-d takes no other options" 1 "-d MODULE takes no module file and no othe
 	"$STAPRUN" -o f -d x
 expect "options stapler does not have are named" 1 "staprun option -u is not supported" \
 	"$STAPRUN" -u x.ko
+for bad in x 1 :h -1:h 1x:h 2147483648:h; do
+	expect "-r refuses '$bad' (N:URI)" 1 "-r needs N:URI, a run's number and its target \\('$bad'\\)" \
+		"$STAPRUN" -r "$bad" x.ko
+done
+expect "-r's target cannot hold a quote" 1 "the target cannot hold '\"'" "$STAPRUN" -r '0:a"b' x.ko
 
 # ---- checks of the module (as root: the privilege check comes first) ----
 
