@@ -390,18 +390,19 @@ static bool compile_pass(struct passes *p)
 	return true;
 }
 
-/* -p4: the module goes to the current folder. */
+/* -p4: the module goes to the current folder (a --remote build's: where remote.c said). */
 static int copy_module_here(struct session *s)
 {
 	size_t len;
 	char *data = read_file(s->module_path, &len);
-	char *name = xasprintf("%s.ko", s->module_name);
+	char *name = s->module_out ? xstrdup(s->module_out) : xasprintf("%s.ko", s->module_name);
 
 	if (!data || write_file(name, data, len)) {
 		diag_error("cannot copy %s to %s: %s", s->module_path, name, strerror(errno));
 		return -1;
 	}
-	printf("%s\n", name);
+	if (!s->module_out)
+		printf("%s\n", name);
 	free(data);
 	free(name);
 	return 0;
@@ -481,7 +482,8 @@ int main(int argc, char **argv)
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
 	STP_MARK1(stap, pass0__end, &s);
-	rc = s.dump ? dump_library(&s) : s.list_pattern ? list_points(&s) : run_passes(&s);
+	rc = s.dump ? dump_library(&s) : s.list_pattern ? list_points(&s)
+	   : s.remote_urls.count ? run_remote(&s) : run_passes(&s);
 	STP_MARK1(stap, pass6__start, &s);
 	/* like stap: the count of repeated diagnostics left out comes last */
 	diag_summary();

@@ -126,6 +126,11 @@ static const char usage_text[] =
 "   --btf         kernel.function and module().function probes, their target\n"
 "                 variables, @cast and tracepoints from the kernel's BTF rather\n"
 "                 than its DWARF (the default when the DWARF is not installed)\n"
+"   --remote URL  run pass 5 on the host URL ([USER@]HOST[:PORT], ssh://...) over\n"
+"                 ssh, with a module built here for its kernel; repeatable\n"
+"   --remote-prefix\n"
+"                 begin each line of the remote hosts' output with \"N: \", N the\n"
+"                 index of its --remote (from 0)\n"
 "   --vm          run pass 5 in a disposable virtual machine booting the kernel\n"
 "                 built for (-r; by default the configured reference kernel);\n"
 "                 output streams here, Ctrl-C reaches the script, and -o files\n"
@@ -192,6 +197,8 @@ enum long_only_options {
 	OPT_TARGET_NAMESPACES,
 	OPT_EXAMPLE,
 	OPT_SYSENV,
+	OPT_REMOTE,
+	OPT_REMOTE_PREFIX,
 };
 
 static const struct option long_options[] = {
@@ -210,6 +217,8 @@ static const struct option long_options[] = {
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "vm", no_argument, NULL, OPT_VM },
+	{ "remote", required_argument, NULL, OPT_REMOTE },
+	{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
 	{ "btf", no_argument, NULL, OPT_BTF },
 	{ "sign-module", no_argument, NULL, OPT_SIGN_MODULE },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
@@ -568,6 +577,7 @@ static bool *flag_option(struct session *s, int opt)
 	case 'b': return &s->bulk_mode;
 	case 'F': return &s->flight_recorder;
 	case OPT_VM: return &s->vm;
+	case OPT_REMOTE_PREFIX: return &s->remote_prefix;
 	case OPT_LDD: return &s->ldd;
 	case OPT_BTF: return &s->use_btf;	/* the kernel's BTF even when its DWARF is there */
 	case OPT_SIGN_MODULE: return &s->sign_module;
@@ -593,6 +603,7 @@ static struct strlist *list_option(struct session *s, int opt)
 {
 	switch (opt) {
 	case 'I': return &s->include_dirs;
+	case OPT_REMOTE: return &s->remote_urls;
 	case 'B': return &s->make_args;
 	default: return NULL;
 	}
@@ -810,6 +821,47 @@ static void check_options(struct session *s, const struct cli_state *cli)
 		exit(cache_clean(verbose_at(s, 1, 1)) ? 1 : 0);
 }
 
+/*
+ * --remote: what goes with it; and in one of the builds it runs (remote.c: this program
+ * again, with REMOTE_BUILD_ENV=RELEASE:MODULE_OUT), a build for RELEASE whose module is
+ * left at MODULE_OUT (or, for -p1..-p4, those passes for RELEASE).
+ */
+static void remote_build_options(struct session *s, struct cli_state *cli)
+{
+	const char *build = getenv(REMOTE_BUILD_ENV), *colon;
+
+	if (build && *build && (colon = strchr(build, ':')) && colon > build) {
+		strlist_free(&s->remote_urls);
+		s->remote_prefix = false;
+		cli->r_option = xstrndup(build, colon - build);
+		if (s->last_pass == 5) {
+			s->last_pass = 4;
+			s->module_out = colon + 1;
+		}
+		return;
+	}
+	if (!s->remote_urls.count) {
+		if (s->remote_prefix)
+			usage_error("--remote-prefix needs --remote");
+		return;
+	}
+	if (cli->r_option)
+		usage_error("--remote builds for each host's own kernel: -r does not go with it");
+	if (s->vm)
+		usage_error("--remote and --vm cannot go together: pass 5 runs either on the "
+			    "--remote hosts or in a local guest (for a guest reached over ssh, "
+			    "see stap-vm --ssh)");
+	if (s->list_pattern)
+		usage_error("-l and -L list the probe points of this machine's kernel, not of "
+			    "the --remote hosts'");
+	if (s->flight_recorder)
+		usage_error("-F cannot go with --remote: a session left running on a host has "
+			    "nobody to stream its output here");
+	if (s->switch_files)
+		usage_error("-S cannot go with --remote: the hosts' output comes here, into "
+			    "one stream");
+}
+
 /* Where the runtime, the tapsets and staprun are, and the kernel to build for. */
 static void find_installation(struct session *s, const char *r_option)
 {
@@ -828,7 +880,8 @@ static void find_installation(struct session *s, const char *r_option)
 		s->staprun_path = getenv("STAPLER_PASS5_PROGRAM");
 	if (s->vm && !r_option && *DEFAULT_KERNEL_BUILD)
 		r_option = DEFAULT_KERNEL_BUILD;
-	choose_kernel(s, r_option);
+	if (!s->remote_urls.count)	/* --remote: each build chooses the host's kernel */
+		choose_kernel(s, r_option);
 }
 
 /*
@@ -900,6 +953,10 @@ void parse_options(struct session *s, int argc, char **argv)
 	struct cli_state cli = { 0 };
 	int opt;
 
+	/* as given (getopt permutes it): --remote runs it again for each kernel (remote.c) */
+	s->argc = argc;
+	s->argv = xcalloc(argc + 1, sizeof(*s->argv));
+	memcpy(s->argv, argv, argc * sizeof(*argv));
 	argv = options_with_rc(&argc, argv);
 	s->last_pass = 5;
 	s->tmpdir_parent = "/tmp";
@@ -921,6 +978,7 @@ void parse_options(struct session *s, int argc, char **argv)
 			take_option(s, &cli, opt);
 	}
 	check_options(s, &cli);
+	remote_build_options(s, &cli);
 	/* the script, unless -e or -l/-L gave it, then its arguments */
 	if (!s->script_text && !s->list_pattern && !s->dump) {
 		if (optind >= argc) {	/* stap's words, less its -i (no interactive mode) */

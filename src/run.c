@@ -120,6 +120,36 @@ static void add_guest_files(struct session *s, struct strlist *argv)
 	strlist_free(&files);
 }
 
+/*
+ * What staprun gets after its own name, for the session's options and MODULE: stap's run
+ * options in staprun's words, the module, the -G settings and module parameters.  (-o
+ * names a file here: --remote takes it out and writes there what the hosts send.)
+ */
+void staprun_arguments(struct session *s, struct strlist *argv, const char *module)
+{
+	for (int i = 0; i < s->verbose[4]; i++)
+		strlist_add(argv, "-v");
+	if (s->suppress_warnings)
+		strlist_add(argv, "-w");
+	add_option(argv, "-c", s->target_cmd);
+	add_number_option(argv, "-x", s->target_pid);
+	if (!s->remote_urls.count)
+		add_option(argv, "-o", s->output_file);
+	add_number_option(argv, "-b", s->buffer_mb);	/* stap -s is staprun -b */
+	add_option(argv, "-S", s->switch_files);
+	if (s->flight_recorder)	/* stap -F: detach, or a daemon writing to -o's file */
+		strlist_add(argv, s->output_file ? "-D" : "-L");
+	strlist_add(argv, module);
+	for (int i = 0; i < s->global_settings.count; i++)	/* -G var=value */
+		strlist_add(argv, s->global_settings.items[i]);
+	if (s->target_ns_pid) {	/* a module parameter (runtime/module.c) */
+		char *param = xasprintf("stp_target_ns_pid=%ld", s->target_ns_pid);
+
+		strlist_add(argv, param);
+		free(param);
+	}
+}
+
 int run_module(struct session *s)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -139,26 +169,7 @@ int run_module(struct session *s)
 			strlist_add(&argv, "-v");
 		strlist_add(&argv, "--");
 	}
-	for (int i = 0; i < s->verbose[4]; i++)
-		strlist_add(&argv, "-v");
-	if (s->suppress_warnings)
-		strlist_add(&argv, "-w");
-	add_option(&argv, "-c", s->target_cmd);
-	add_number_option(&argv, "-x", s->target_pid);
-	add_option(&argv, "-o", s->output_file);
-	add_number_option(&argv, "-b", s->buffer_mb);	/* stap -s is staprun -b */
-	add_option(&argv, "-S", s->switch_files);
-	if (s->flight_recorder)	/* stap -F: detach, or a daemon writing to -o's file */
-		strlist_add(&argv, s->output_file ? "-D" : "-L");
-	strlist_add(&argv, s->module_path);
-	for (int i = 0; i < s->global_settings.count; i++)	/* -G var=value */
-		strlist_add(&argv, s->global_settings.items[i]);
-	if (s->target_ns_pid) {	/* a module parameter (runtime/module.c) */
-		char *param = xasprintf("stp_target_ns_pid=%ld", s->target_ns_pid);
-
-		strlist_add(&argv, param);
-		free(param);
-	}
+	staprun_arguments(s, &argv, s->module_path);
 	if (verbose_at(s, 5, 2))
 		show_command(&argv);
 

@@ -590,6 +590,11 @@ struct session {
 	long timeout_secs;		/* -T: a timer probe that calls exit() */
 	bool flight_recorder;		/* -F: staprun -L, or -D with -o */
 	bool vm;			/* --vm: pass 5 in the disposable guest (stap-vm) */
+	struct strlist remote_urls;	/* --remote URL: pass 5 on these hosts (remote.c) */
+	bool remote_prefix;		/* --remote-prefix: "N: " before each line */
+	const char *module_out;		/* a --remote build's module goes here (remote.c) */
+	char **argv;			/* the command line as given (remote.c runs it again) */
+	int argc;
 	struct strlist global_settings;	/* -G var=value */
 	struct strlist extra_scripts;	/* -E SCRIPT: run beside the main one */
 	struct strlist modinfo;		/* --modinfo NAME=VALUE */
@@ -756,5 +761,10 @@ int sign_module(struct session *s);
 
 /* run.c: pass 5 */
 int run_module(struct session *s);
+void staprun_arguments(struct session *s, struct strlist *argv, const char *module);
+
+/* remote.c: pass 5 on the --remote hosts over ssh, after a build for each one's kernel */
+int run_remote(struct session *s);
+#define REMOTE_BUILD_ENV "STAPLER_REMOTE_BUILD"	/* RELEASE:MODULE_OUT, for the builds */
 
 #endif

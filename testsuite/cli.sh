@@ -461,6 +461,44 @@ else
 	fail "cli: every man page a message cites exists (missing: ${missing[*]})"
 fi
 
+# ---- --remote: the checks that need no host (remote.sh runs it against two guests) ----
+script='probe begin { exit() }'
+for bad in libvirt://dom unix:/run/sock direct:// stapsh:x; do
+	expect "--remote $bad: ssh only" 1 "^ERROR: --remote $bad: stapler reaches remote hosts over ssh only" \
+		"$STAP" --remote "$bad" -e "$script"
+done
+for bad in host:0 host:65536 host:x host: ssh://host:22x; do
+	expect "--remote $bad: a bad port" 1 "^ERROR: --remote $bad: the port must be a number from 1 to 65535" \
+		"$STAP" --remote "$bad" -e "$script"
+done
+for bad in @host ssh:// :22 -oProxyCommand=x; do
+	expect "--remote '$bad': no host" 1 "^ERROR: --remote $bad: it names no host" \
+		"$STAP" --remote "$bad" -e "$script"
+done
+expect "--remote [::1 needs its bracket" 1 "an IPv6 address goes in brackets" \
+	"$STAP" --remote '[::1' -e "$script"
+expect "--remote-prefix needs --remote" 1 "^stap: --remote-prefix needs --remote" \
+	"$STAP" --remote-prefix -e "$script"
+expect "--remote with -r" 1 "--remote builds for each host's own kernel: -r does not go with it" \
+	"$STAP" --remote h -r 6.1.0-1-amd64 -e "$script"
+expect "--remote with --vm" 1 "--remote and --vm cannot go together" \
+	"$STAP" --remote h --vm -e "$script"
+expect "--remote with -l" 1 "-l and -L list the probe points of this machine's kernel" \
+	"$STAP" --remote h -l 'kernel.function("vfs_read")'
+expect "--remote with -F" 1 "-F cannot go with --remote" "$STAP" --remote h -F -e "$script"
+expect "--remote with -S" 1 "-S cannot go with --remote" "$STAP" --remote h -o f -S 1 -e "$script"
+# a host that refuses the connection: ssh's own words under ours; nothing built, nothing left
+mkdir -p "$work/remote-tmp"
+expect "--remote to a host that refuses: named, with ssh's reason" 1 \
+	'(?s)^ERROR: --remote 127\.0\.0\.1:1 \(0\): cannot connect over ssh\n  ssh: connect to host 127\.0\.0\.1 port 1: Connection refused\n$' \
+	env TMPDIR="$work/remote-tmp" STAPLER_SSH_OPTIONS="-F /dev/null -o BatchMode=yes" \
+	"$STAP" --remote 127.0.0.1:1 -e "$script"
+if [ -z "$(ls -A "$work/remote-tmp")" ]; then
+	pass "cli: --remote leaves no temporary folder behind"
+else
+	fail "cli: --remote leaves no temporary folder behind" "$(ls -A "$work/remote-tmp")"
+fi
+
 # doc/ names every source file, so a newcomer finds each one from the notes: a file of
 # src/FOLDER/ by "FOLDER/NAME.c", one at src/'s top by its name, one of runtime/ by
 # "runtime/NAME.c" or, in doc/runtime.md (whose table lists them), by its name.
