@@ -1,4 +1,5 @@
-# Makefile - builds stap, staprun, stapio and stap-merge; `make check` runs every test layer.
+# Makefile - builds stap, staprun, stapio, stap-merge and stap-exporter; `make check` runs
+# every test layer.
 #
 # Settings come from config.mk, which ./configure writes (and this Makefile runs
 # ./configure, and autoconf before it, when config.mk is missing or out of date).
@@ -18,6 +19,12 @@ STAP_OBJECTS = $(STAP_SOURCES:.c=.o)
 STAPRUN_COMMON = staprun/common.o
 
 PROGRAMS = stap staprun/staprun staprun/stapio staprun/stap-merge
+# stap-exporter needs libmicrohttpd (./configure says when it is missing)
+ifneq ($(strip $(MHD_LIBS)),)
+PROGRAMS += staprun/stap-exporter
+endif
+# the exporter's scripts: /etc/stapler/exporter whatever the prefix (stap-exporter(8))
+exporterdir = /etc/stapler/exporter
 
 all: $(PROGRAMS)
 
@@ -50,10 +57,14 @@ $(STAPIO_OBJECTS): staprun/stapio.h
 staprun/stap-merge: staprun/stap-merge.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
+staprun/stap-exporter: staprun/stap-exporter.o staprun/modimage.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(MHD_LIBS) $(ELF_LIBS) -lpthread
+staprun/stap-exporter.o: staprun/modimage.h
+
 staprun/%.o: staprun/%.c staprun/common.h staprun/sdt_markers.h runtime/transport_msgs.h config.mk
-	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -Iruntime \
+	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) $(MHD_CFLAGS) -Iruntime \
 		-DSTAPIO_PATH='"$(pkglibexecdir)/stapio"' -DSTAPRUN_PATH='"$(bindir)/staprun"' \
-		-c -o $@ $<
+		-DBINDIR='"$(bindir)"' -DEXPORTER_DIR='"$(exporterdir)"' -c -o $@ $<
 
 # The test suite: every layer of doc/testing.md; ends with "N passed, N failed".
 check: all
@@ -85,6 +96,14 @@ install: all
 	install -m 755 stap staprun/staprun staprun/stap-merge tools/stap-prep tools/stap-report \
 		$(DESTDIR)$(bindir)
 	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
+	if [ -x staprun/stap-exporter ]; then \
+		install -d $(DESTDIR)$(exporterdir) && \
+		install -m 755 staprun/stap-exporter $(DESTDIR)$(bindir) && \
+		install -m 644 examples/exporter/*.stp $(DESTDIR)$(exporterdir) && \
+		install -d $(DESTDIR)$(prefix)/lib/systemd/system && \
+		sed 's|@BINDIR@|$(bindir)|; s|@EXPORTERDIR@|$(exporterdir)|' staprun/stap-exporter.service \
+			>$(DESTDIR)$(prefix)/lib/systemd/system/stap-exporter.service; \
+	fi
 	install -m 644 examples/*.stp $(DESTDIR)$(pkgdatadir)/examples
 	sed -e 's|@STAPRUN_PATH@|$(bindir)/staprun|' -e 's|@STAPIO_PATH@|$(pkglibexecdir)/stapio|' \
 		staprun/stap-vm >$(DESTDIR)$(pkglibexecdir)/stap-vm
@@ -110,7 +129,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/stap $(DESTDIR)$(bindir)/staprun $(DESTDIR)$(bindir)/stap-vm \
 		$(DESTDIR)$(bindir)/stap-prep $(DESTDIR)$(bindir)/stap-report \
-		$(DESTDIR)$(bindir)/stap-merge
+		$(DESTDIR)$(bindir)/stap-merge $(DESTDIR)$(bindir)/stap-exporter \
+		$(DESTDIR)$(prefix)/lib/systemd/system/stap-exporter.service
 	rm -rf $(DESTDIR)$(pkglibexecdir) $(DESTDIR)$(pkgdatadir)
 	for f in man/*; do rm -f "$(DESTDIR)$(mandir)"/man*/"$${f#man/}"; done
 
