@@ -499,6 +499,83 @@ else
 	fail "cli: --remote leaves no temporary folder behind" "$(ls -A "$work/remote-tmp")"
 fi
 
+# ---- stap-exporter on the host: its answers that need no module loaded (remote.sh has
+# Prometheus scraping it in a guest) ----
+EXPORTER=$top/staprun/stap-exporter
+if [ ! -x "$EXPORTER" ]; then
+	skip "cli: stap-exporter (not built: libmicrohttpd-dev is missing; run ./setup)"
+elif ! command -v curl >/dev/null; then
+	skip "cli: stap-exporter (curl is not installed; run ./setup)"
+else
+	expect "stap-exporter -h documents its options" 0 \
+		'(?s)-p PORT.*-a ADDRESS.*-s DIR.*-k SECONDS.*-t SECONDS' "$EXPORTER" -h
+	expect "stap-exporter refuses a bad port" 1 "-p PORT must be a number from 1 to 65535, not '0'" \
+		"$EXPORTER" -p 0
+	expect "stap-exporter names a missing folder" 1 "cannot read the scripts' folder $work/nosuch" \
+		"$EXPORTER" -s "$work/nosuch"
+	exp=$work/exporter
+	mkdir -p "$exp/scripts" "$exp/tmp"
+	printf 'probe begin {\n' >"$exp/scripts/broken.stp"
+	printf 'probe prometheus { $value .= "x 1\\n" }\n' >"$exp/scripts/fine.stp"
+	printf 'not a module' >"$exp/scripts/notko.ko"
+	for try in 1 2 3 4 5; do
+		port=$(shuf -i 20000-60999 -n 1)
+		TMPDIR=$exp/tmp "$EXPORTER" -a 127.0.0.1 -p "$port" -s "$exp/scripts" \
+			>"$exp/log" 2>&1 &
+		exp_pid=$!
+		for ((i = 0; i < 50; i++)); do
+			grep -q 'serving' "$exp/log" && break
+			kill -0 $exp_pid 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q 'serving' "$exp/log" && break
+		wait $exp_pid
+	done
+	get() { curl -s -o "$exp/body" -w '%{http_code} %{content_type}' "$@"; }
+	got=$(get "http://127.0.0.1:$port/")
+	if [ "$got" = "200 text/plain; charset=utf-8" ] && [ "$(cat "$exp/body")" = "$(printf '%s\t%s\t%s\n' \
+		/broken broken.stp stopped /fine fine.stp stopped /notko notko.ko stopped)" ]; then
+		pass "cli: stap-exporter: / lists the scripts and whether they run"
+	else
+		fail "cli: stap-exporter: / lists the scripts and whether they run" "$got" "$(cat "$exp/body")"
+	fi
+	got=$(get "http://127.0.0.1:$port/broken")
+	if [ "${got%% *}" = 500 ] && grep -q '^broken did not start (status 1):' "$exp/body" &&
+		grep -q "parse error: expected '}'" "$exp/body"; then
+		pass "cli: stap-exporter: a script that fails to start is a 500 with stap's words"
+	else
+		fail "cli: stap-exporter: a script that fails to start is a 500 with stap's words" \
+			"$got" "$(cat "$exp/body")"
+	fi
+	got=$(get "http://127.0.0.1:$port/notko")
+	if [ "${got%% *}" = 500 ] && grep -q 'notko.ko is not a kernel module stap -p4 made' "$exp/body"; then
+		pass "cli: stap-exporter: a .ko that is no module is a 500 that says so"
+	else
+		fail "cli: stap-exporter: a .ko that is no module is a 500 that says so" "$got" "$(cat "$exp/body")"
+	fi
+	ok=1
+	for page in nosuch ../etc/passwd .hidden 'a%20b'; do
+		got=$(get "http://127.0.0.1:$port/$page")
+		[ "${got%% *}" = 404 ] || ok=0
+	done
+	got=$(get -X POST "http://127.0.0.1:$port/fine")
+	[ "${got%% *}" = 405 ] || ok=0
+	if [ $ok = 1 ] && kill -0 $exp_pid 2>/dev/null; then
+		pass "cli: stap-exporter: unknown pages are 404, other methods 405, and it keeps serving"
+	else
+		fail "cli: stap-exporter: unknown pages are 404, other methods 405" "$got" "$(cat "$exp/body")"
+	fi
+	kill -TERM $exp_pid 2>/dev/null
+	wait $exp_pid
+	st=$?
+	if [ $st = 0 ] && [ -z "$(ls -A "$exp/tmp")" ]; then
+		pass "cli: stap-exporter ends at SIGTERM with status 0, its work folder removed"
+	else
+		fail "cli: stap-exporter ends at SIGTERM with status 0" "status $st" "$(ls -A "$exp/tmp")" \
+			"$(cat "$exp/log")"
+	fi
+fi
+
 # doc/ names every source file, so a newcomer finds each one from the notes: a file of
 # src/FOLDER/ by "FOLDER/NAME.c", one at src/'s top by its name, one of runtime/ by
 # "runtime/NAME.c" or, in doc/runtime.md (whose table lists them), by its name.

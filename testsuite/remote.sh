@@ -4,8 +4,9 @@
 # guest with its known host key; one script on both at once (and on the first again under
 # another name: one build per kernel release), each line with its prefix, remote_id() and
 # remote_uri(), -c on each; Ctrl-C ends both with their end probes; a target that cannot be
-# reached is named and the others still run; a failing script's status.  The option checks
-# that need no host are in cli.sh.
+# reached is named and the others still run; a failing script's status; stap-exporter in the
+# first guest scraped by Debian's Prometheus here.  The option checks that need no host,
+# and stap-exporter's answers that need no module, are in cli.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 vm=$top/testsuite/vm
@@ -35,16 +36,18 @@ ssh-keygen -q -t ed25519 -N '' -f "$work/id" || exit 1
 # a Ctrl-C on the terminal).
 set -m
 
-# start_guest NAME REL: `stap-vm --ssh PORT` booting REL, on a port nobody listens on (a
+# start_guest NAME REL [STAP-VM OPTIONS]: `stap-vm --ssh PORT` booting REL, on a port nobody listens on (a
 # few tries: another program may take one between the look and qemu's bind); waits until
 # it is up; adds Host NAME to the ssh configuration.  Sets guest_pids[NAME].
 declare -A guest_pids guest_ports
 start_guest() {
 	local name=$1 r=$2 port try i
+	shift 2
 	for try in 1 2 3 4 5; do
 		port=$(shuf -i 20000-60999 -n 1)
 		ss -Htln "sport = :$port" 2>/dev/null | grep -q . && continue
-		"$STAPVM" --rel "$r" --ssh "$port" --ssh-key "$work/id.pub" \
+		: >"$work/$name.vm.err" # before the job's redirection: the loop below reads it
+		"$STAPVM" --rel "$r" --ssh "$port" --ssh-key "$work/id.pub" "$@" \
 			--known-hosts "$work/known_hosts" --console "$work/$name.console" \
 			>"$work/$name.vm.out" 2>"$work/$name.vm.err" </dev/null &
 		guest_pids[$name]=$!
@@ -79,8 +82,15 @@ stop_guest() {
 # each guest, then what every host here gets: our key, our known_hosts, no questions).
 export STAPLER_SSH_OPTIONS="-F $work/ssh_config"
 : >"$work/ssh_config"
+# g1 also runs stap-exporter (when it is built), its port 9900 reached here at $exporter_port
+exporter_opts=()
+exporter_port=
+if [ -x "$top/staprun/stap-exporter" ]; then
+	exporter_port=$(shuf -i 20000-60999 -n 1)
+	exporter_opts=(--bin "$top/staprun/stap-exporter" --forward "$exporter_port:9900")
+fi
 started=1
-start_guest g1 "$rel" && start_guest g2 "$rel2" || started=0
+start_guest g1 "$rel" ${exporter_opts[@]+"${exporter_opts[@]}"} && start_guest g2 "$rel2" || started=0
 cat >>"$work/ssh_config" <<EOF
 Host *
 	IdentityFile $work/id
@@ -193,6 +203,79 @@ if [ "$run_status" = 1 ] && grep -qx 'ran on 0' partial.out && grep -qx 'ran on 
 else
 	fail "remote: an unreachable host and a failing run are named; the others run; status 1" \
 		"$(details partial)"
+fi
+
+# ---- stap-exporter in the guest, scraped by Prometheus here ----
+# A test script whose counter we know (the sync calls we make), and the three shipped
+# examples, built here for g1's kernel and copied in; Prometheus scrapes each page every 2 s.
+if [ -z "$exporter_port" ]; then
+	skip "remote: Prometheus scrapes stap-exporter in a guest (stap-exporter is not built: run ./setup)"
+elif ! command -v prometheus >/dev/null || ! command -v curl >/dev/null; then
+	skip "remote: Prometheus scrapes stap-exporter in a guest (prometheus or curl is not installed: run ./setup)"
+else
+	mkdir -p exporter
+	cat >exporter/synctest.stp <<'STP'
+global syncs
+probe syscall.sync { syncs[execname()]++ }
+probe prometheus { @prometheus_dump_array1(syncs, "stapler_test_syncs_total", "name") }
+STP
+	built=1
+	pages=(synctest syscalls vfs_bytes tcp_retransmits)
+	for page in "${pages[@]}"; do
+		src=$work/exporter/$page.stp
+		[ -f "$src" ] || src=$top/examples/exporter/$page.stp
+		(cd exporter && "$STAP" -p4 -r "$rel" -m "$page" "$src" >/dev/null 2>"$page.err") || built=0
+	done
+	ssh_g1() { ssh -F "$work/ssh_config" g1 "$@"; }
+	ok=$built
+	ssh_g1 'mkdir -p /root/exporter' </dev/null || ok=0
+	for page in "${pages[@]}"; do
+		ssh_g1 "cat >/root/exporter/$page.ko" <"exporter/$page.ko" || ok=0
+	done
+	ssh_g1 'setsid stap-exporter -v -k 600 -s /root/exporter </dev/null >/tmp/exporter.log 2>&1 &' </dev/null || ok=0
+	prom_port=$(shuf -i 20000-60999 -n 1)
+	{
+		printf 'global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:\n'
+		for page in "${pages[@]}"; do
+			printf '  - job_name: %s\n    metrics_path: /%s\n    static_configs:\n' "$page" "$page"
+			printf "      - targets: ['127.0.0.1:%s']\n" "$exporter_port"
+		done
+	} >prometheus.yml
+	prometheus --config.file=prometheus.yml --storage.tsdb.path="$work/prometheus-data" \
+		--web.listen-address="127.0.0.1:$prom_port" >prometheus.log 2>&1 &
+	prom_pid=$!
+	query() {	# QUERY: the value of its first sample, or nothing
+		curl -s --get --data-urlencode "query=$1" "http://127.0.0.1:$prom_port/api/v1/query" |
+			sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p'
+	}
+	# every page up (the first scrape of each starts its script)
+	for ((i = 0; i < 600 && ok == 1; i++)); do
+		[ "$(query 'count(up == 1)')" = 4 ] && break
+		sleep 0.2
+	done
+	ssh_g1 'sync; sync; sync; sync' </dev/null
+	syncs=
+	for ((i = 0; i < 300 && ok == 1; i++)); do
+		syncs=$(query 'stapler_test_syncs_total{name="sync",job="synctest"}')
+		[ "$syncs" = 4 ] && break
+		sleep 0.2
+	done
+	up=$(query 'count(up == 1)')
+	sys=$(query 'count(stapler_syscalls_total)')
+	vfs=$(query 'count(stapler_vfs_bytes_total)')
+	if [ $ok = 1 ] && [ "$up" = 4 ] && [ "$syncs" = 4 ] && [ "${sys:-0}" -gt 0 ] && [ "${vfs:-0}" -gt 0 ]; then
+		pass "remote: Prometheus scrapes stap-exporter in a guest: the counts match the script's" \
+			"(4 syncs), every shipped example parses"
+	else
+		fail "remote: Prometheus scrapes stap-exporter in a guest" "built $built, ok $ok," \
+			"up $up, syncs '$syncs', syscall series '$sys', vfs series '$vfs'" \
+			"$(cat exporter/*.err)" "exporter log:" "$(ssh_g1 'cat /tmp/exporter.log' </dev/null)" \
+			"$(curl -s "http://127.0.0.1:$prom_port/api/v1/targets" | head -c 2000)"
+	fi
+	kill "$prom_pid" 2>/dev/null
+	wait "$prom_pid" 2>/dev/null
+	# the exporter ends its scripts (their modules unloaded) when it ends
+	ssh_g1 'kill $(pidof stap-exporter); i=0; while pidof stap-exporter >/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done' </dev/null
 fi
 
 # ---- the guests power off cleanly: no kernel problem, no module left behind ----
