@@ -95,11 +95,14 @@ struct target {
 };
 
 static int signal_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t interrupted;	/* a signal came: no step after this one */
 
 static void note_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
+
+	interrupted = 1;
 
 	if (write(signal_pipe[1], &c, 1) < 0) {
 		/* a full pipe holds signals enough */
@@ -179,9 +182,18 @@ static bool parse_url(struct target *t, const char *url, const char **why)
 	return true;
 }
 
+/* What an ssh command of a target does with its control master. */
+enum ssh_use {
+	SSH_MASTER,		/* opens it (step 1) */
+	SSH_SESSION,		/* a session of it */
+	SSH_EXIT,		/* closes it (ssh -O exit) */
+};
+
 /* The ssh command for target T up to its host: options, the control socket, port, user. */
-static void ssh_command(struct strlist *argv, const struct target *t, bool master)
+static void ssh_command(struct strlist *argv, const struct target *t, enum ssh_use use)
 {
+	bool master = use == SSH_MASTER;
+
 	const char *program = getenv("STAPLER_SSH"), *options = getenv("STAPLER_SSH_OPTIONS");
 	char *control = xasprintf("ControlPath=%s", t->control);
 
@@ -212,6 +224,10 @@ static void ssh_command(struct strlist *argv, const struct target *t, bool maste
 	if (t->user) {
 		strlist_add(argv, "-l");
 		strlist_add(argv, t->user);
+	}
+	if (use == SSH_EXIT) {
+		strlist_add(argv, "-O");
+		strlist_add(argv, "exit");
 	}
 	strlist_add(argv, "--");
 	strlist_add(argv, t->host);
@@ -331,7 +347,7 @@ static void run_everywhere(struct session *s, struct target *ts, int n, const ch
 		statuses[i] = 255;
 		if (ts[i].failure)
 			goto next;
-		ssh_command(&argv, &ts[i], master);
+		ssh_command(&argv, &ts[i], master ? SSH_MASTER : SSH_SESSION);
 		strlist_add(&argv, commands[i]);
 		o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -520,6 +536,30 @@ static void copy_modules(struct session *s, struct target *ts, int n, const char
 	free(statuses);
 }
 
+/* The module folders step 3 made, removed (when the runs do not take place). */
+static void remove_copies(struct session *s, struct target *ts, int n, const char *work)
+{
+	char **commands = xcalloc(n, sizeof(*commands));
+	int *statuses = xcalloc(n, sizeof(*statuses));
+
+	for (int i = 0; i < n; i++) {
+		struct strbuf sb = { 0 };
+
+		if (!ts[i].failure && ts[i].dir) {
+			sb_puts(&sb, "rm -rf ");
+			shell_quote(&sb, ts[i].dir);
+		} else {
+			sb_puts(&sb, "true");
+		}
+		commands[i] = sb_steal(&sb);
+	}
+	run_everywhere(s, ts, n, work, commands, NULL, false, statuses);
+	for (int i = 0; i < n; i++)
+		free(commands[i]);
+	free(commands);
+	free(statuses);
+}
+
 /* ---- step 4: the runs, their output here ---- */
 
 static bool line_mode;		/* whole lines (several targets, or the prefix) */
@@ -589,7 +629,7 @@ static bool start_run(struct session *s, struct target *t, const char *module_na
 		sb_putc(&command, ' ');
 		shell_quote(&command, run.items[i]);
 	}
-	ssh_command(&argv, t, false);
+	ssh_command(&argv, t, SSH_SESSION);
 	strlist_add(&argv, command.data);
 	if (pipe(in) || pipe(o) || pipe(e)) {
 		fail_target(t, "pipe: %s", strerror(errno));
@@ -713,16 +753,7 @@ static void close_targets(struct session *s, struct target *ts, int n)
 
 		if (!ts[i].connected)
 			continue;
-		ssh_command(&argv, &ts[i], false);
-		/* -O exit goes before the host: take it out of the command and put it back */
-		strlist_add(&argv, "-O");
-		strlist_add(&argv, "exit");
-		for (int k = argv.count - 1; k >= 2 && strcmp(argv.items[k - 2], "--"); k--) {
-			char *tmp = argv.items[k];
-
-			argv.items[k] = argv.items[k - 2];
-			argv.items[k - 2] = tmp;
-		}
+		ssh_command(&argv, &ts[i], SSH_EXIT);
 		pid = spawn(s, &argv, -1, null, null, true);
 		if (pid > 0)
 			wait_status(pid);
@@ -775,8 +806,18 @@ int run_remote(struct session *s)
 	ignore.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ignore, &old_pipe);
 
+	/* A signal before the runs (a Ctrl-C reaches the builds and the first ssh commands,
+	 * which share our terminal) ends it all: said once, not as each host's failure. */
 	ask_targets(s, ts, n, work);
-	failed = build_for_targets(s, ts, n, work);
+	if (!interrupted)
+		failed = build_for_targets(s, ts, n, work);
+	if (interrupted) {
+		fputs("stap: interrupted before the script ran on the --remote hosts\n", stderr);
+		for (int i = 0; i < n; i++)
+			ts[i].failure = NULL;
+		rc = 1;
+		goto done;
+	}
 	if (s->last_pass < 5) {
 		rc = failed ? 1 : 0;
 		goto done;
@@ -786,6 +827,15 @@ int run_remote(struct session *s)
 	if (verbose_at(s, 5, 1))
 		fprintf(stderr, "Pass 5: connected and built in %.0f ms.\n", now_ms() - start);
 	copy_modules(s, ts, n, work, module_name);
+	if (interrupted) {	/* before the runs: the copies go */
+		fputs("stap: interrupted before the script ran on the --remote hosts\n", stderr);
+		remove_copies(s, ts, n, work);
+		for (int i = 0; i < n; i++)
+			ts[i].failure = NULL;
+		free(module_name);
+		rc = 1;
+		goto done;
+	}
 	line_mode = n > 1 || s->remote_prefix;
 	run_targets(s, ts, n, module_name, out);
 	free(module_name);

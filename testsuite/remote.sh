@@ -168,15 +168,22 @@ cat >sigint.stp <<'STP'
 probe begin { printf("running %d\n", remote_id()) }
 probe end { printf("end probe %d\n", remote_id()) }
 STP
+# ctrl_c_when PID TEST...: once TEST succeeds (or PID has ended), SIGINT to PID's process
+# group, as a Ctrl-C on the terminal; then waits for PID (job_status).
+ctrl_c_when() {
+	local pid=$1 i
+	shift
+	for ((i = 0; i < LIMIT * 10; i++)); do
+		"$@" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT -- -"$pid" 2>/dev/null
+	wait_job "$pid" 60
+}
+both_running() { [ "$(grep -c '^[01]: running' sigint.out)" = 2 ]; }
 "$STAP" --remote g1 --remote g2 --remote-prefix sigint.stp >sigint.out 2>sigint.err </dev/null &
-pid=$!
-for ((i = 0; i < LIMIT * 10; i++)); do
-	[ "$(grep -c '^[01]: running' sigint.out)" = 2 ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT -- -"$pid" 2>/dev/null
-wait_job "$pid" 60
+ctrl_c_when $! both_running
 run_status=$job_status
 if [ "$run_status" = 0 ] && [ "$(sort sigint.out)" = "$(printf '%s\n' '0: end probe 0' \
 	'0: running 0' '1: end probe 1' '1: running 1')" ] && ! grep -q . sigint.err; then
@@ -190,19 +197,39 @@ fi
 cat >partial.stp <<'STP'
 probe begin { printf("ran on %d\n", remote_id()); if (remote_id() == 1) error("deliberate failure") else exit() }
 STP
-"$STAP" --remote g1 --remote g2 --remote 127.0.0.1:1 partial.stp >partial.out 2>partial.err </dev/null &
+"$STAP" --remote g1 --remote g2 --remote 127.0.0.1:1 -o partial.o partial.stp >partial.out 2>partial.err </dev/null &
 wait_job $! "$LIMIT"
 run_status=$job_status
-if [ "$run_status" = 1 ] && grep -qx 'ran on 0' partial.out && grep -qx 'ran on 1' partial.out &&
+if [ "$run_status" = 1 ] && grep -qx 'ran on 0' partial.o && grep -qx 'ran on 1' partial.o &&
+	[ ! -s partial.out ] &&
 	grep -q '^ERROR: --remote 127.0.0.1:1 (2): cannot connect over ssh' partial.err &&
 	grep -q 'Connection refused' partial.err &&
 	grep -q '^ERROR: --remote g2 (1): staprun exited with status 1' partial.err &&
 	grep -q '^ERROR: deliberate failure' partial.err &&
 	! grep -q -- '--remote g1 ' partial.err; then
-	pass "remote: an unreachable host and a failing run are named; the others run; status 1"
+	pass "remote: an unreachable host and a failing run are named; the others run; status 1;" \
+		"-o gets the output"
 else
 	fail "remote: an unreachable host and a failing run are named; the others run; status 1" \
-		"$(details partial)"
+		"$(details partial)" "-o:" "$(cat partial.o)"
+fi
+
+# ---- Ctrl-C while the modules are built: said once; no connection or copy left ----
+mkdir -p "$work/tmp-int"
+TMPDIR=$work/tmp-int "$STAP" --vp 1 --disable-cache --remote g1 --remote g2 partial.stp \
+	>interrupt.out 2>interrupt.err </dev/null &
+ctrl_c_when $! grep -q '^Building for ' interrupt.err
+run_status=$job_status
+sleep 0.5
+left=$(pgrep -af "$work/tmp-int" || true)
+copies=$(ssh -F "$work/ssh_config" g1 'ls -d /tmp/stapler-remote.* 2>/dev/null' </dev/null || true)
+if [ "$run_status" = 1 ] && grep -q '^stap: interrupted before the script ran on the --remote hosts$' \
+	interrupt.err && ! grep -q -- '^ERROR: --remote' interrupt.err && [ ! -s interrupt.out ] &&
+	[ -z "$left" ] && [ -z "$copies" ] && [ -z "$(ls -A "$work/tmp-int")" ]; then
+	pass "remote: Ctrl-C during the builds ends it, said once; no ssh master, folder or copy left"
+else
+	fail "remote: Ctrl-C during the builds ends it, said once; no ssh master, folder or copy left" \
+		"$(details interrupt)" "left: $left" "copies: $copies" "tmp: $(ls -A "$work/tmp-int")"
 fi
 
 # ---- stap-exporter in the guest, scraped by Prometheus here ----
