@@ -4,6 +4,7 @@
  * Layout, in $STAPLER_CACHE_DIR, else $XDG_CACHE_HOME/stapler, else ~/.cache/stapler:
  *   modules/KK/KEY.c, KEY.ko   a translated and compiled module (KK: KEY's first two digits)
  *   autoconf/REL-KEY/stp_autoconf.h   the kernel API tests of one kernel build tree (kbuild.c)
+ *   compilers/version-KEY      what a compiler's --version says (KEY: its file's identity)
  * KEY hashes everything that changes the C or the build (cache_key()).  The module name is
  * not part of it: a hit under another name is renamed in the copy, as staprun -R would.
  * Files appear by rename() of a finished temporary file in the same folder, so two stap
@@ -72,21 +73,74 @@ static char *kbuild_compiler(struct session *s)
 	return xasprintf("%sgcc", cross ? cross : "");
 }
 
-/* What `COMPILER --version` says (all of it): a new compiler makes other modules. */
+/* COMPILER's file: as it is when it names one, else found on PATH as the shell would;
+ * its real path (NULL when there is none). */
+static char *program_file(const char *compiler)
+{
+	const char *path = getenv("PATH");
+	char *found = NULL, *copy, *dir, *save = NULL;
+
+	if (strchr(compiler, '/'))
+		return access(compiler, X_OK) == 0 ? realpath(compiler, NULL) : NULL;
+	copy = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *candidate = xasprintf("%s/%s", *dir ? dir : ".", compiler);
+
+		if (access(candidate, X_OK) == 0 && is_file(candidate))
+			found = realpath(candidate, NULL);
+		free(candidate);
+	}
+	free(copy);
+	return found;
+}
+
+/*
+ * What `COMPILER --version` says (all of it): a new compiler makes other modules.  Asked
+ * once per compiler file: the answer is kept in the cache's compilers/ folder under a key
+ * of the file's identity, size and time, so a cache hit runs no program.
+ */
 static void hash_compiler_version(struct hasher *h, struct session *s)
 {
-	char *compiler = kbuild_compiler(s);
-	char *command = xasprintf("%s --version 2>/dev/null", compiler);
-	FILE *f = popen(command, "r");
+	char *compiler = kbuild_compiler(s), *file = program_file(compiler), *kept = NULL;
+	char *command, *version;
+	struct strbuf out = { 0 };
 	char buf[4096];
 	size_t n;
+	FILE *f;
 
 	hash_string(h, compiler);
+	if (file && cache_mode == CACHE_USE) {
+		kept = cache_path_for_file("compilers", "version-", compiler, file);
+		version = read_file(kept, &n);
+		if (version) {
+			hash_bytes(h, version, n);
+			free(version);
+			goto done;
+		}
+	}
+	command = xasprintf("%s --version 2>/dev/null", compiler);
+	f = popen(command, "r");
 	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		hash_bytes(h, buf, n);
-	if (!f || pclose(f) != 0)
+		sb_putn(&out, buf, n);
+	if (!f || pclose(f) != 0) {
+		sb_free(&out);
 		hash_string(h, "(no version)");
+	} else {
+		hash_bytes(h, out.data ? out.data : "", out.len);
+		if (kept && out.len) {
+			char *dir = xstrdup(kept);
+
+			*strrchr(dir, '/') = '\0';
+			if (make_dirs(dir) == 0)
+				install_file(kept, out.data, out.len);
+			free(dir);
+		}
+		sb_free(&out);
+	}
 	free(command);
+done:
+	free(kept);
+	free(file);
 	free(compiler);
 }
 
