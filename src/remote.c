@@ -438,8 +438,26 @@ next:
 static int build_for_targets(struct session *s, struct target *ts, int n, const char *work)
 {
 	struct strlist releases = { 0 }, modules = { 0 };
+	char *stdin_copy = NULL;
 	pid_t *pids;
 	int failed = 0;
+
+	/* `stap -`: the script on our standard input, kept for every build to read */
+	if (s->script_file && strcmp(s->script_file, "-") == 0 && !s->script_text) {
+		size_t len;
+		char *text = read_file("/dev/stdin", &len);
+
+		stdin_copy = xasprintf("%s/stdin.stp", work);
+		if (!text || write_file(stdin_copy, text, len)) {
+			diag_error("cannot read the script on standard input: %s", strerror(errno));
+			free(text);
+			free(stdin_copy);
+			for (int i = 0; i < n; i++)
+				fail_target(&ts[i], "no script to build");
+			return 1;
+		}
+		free(text);
+	}
 
 	for (int i = 0; i < n; i++) {
 		bool seen = false;
@@ -469,13 +487,17 @@ static int build_for_targets(struct session *s, struct target *ts, int n, const 
 		if (verbose_at(s, 1, 1))
 			fputs(").\n", stderr);
 		setenv(REMOTE_BUILD_ENV, value, 1);
-		strlist_add(&argv, "/proc/self/exe");
-		for (int a = 1; a < s->argc; a++)
+		for (int a = 0; a < s->argc; a++)
 			strlist_add(&argv, s->argv[a]);
-		argv.items[0] = xstrdup(s->argv[0]);
 		fflush(NULL);
 		pids[r] = fork();
 		if (pids[r] == 0) {
+			if (stdin_copy) {	/* the script stap - read, for each build */
+				int fd = open(stdin_copy, O_RDONLY);
+
+				if (fd >= 0)
+					dup2(fd, 0);
+			}
 			execv("/proc/self/exe", argv.items);
 			fprintf(stderr, "ERROR: cannot run /proc/self/exe: %s\n", strerror(errno));
 			_exit(127);
@@ -499,6 +521,7 @@ static int build_for_targets(struct session *s, struct target *ts, int n, const 
 		failed += status != 0;
 	}
 	free(pids);
+	free(stdin_copy);
 	strlist_free(&releases);
 	strlist_free(&modules);
 	return failed;

@@ -36,18 +36,32 @@ ssh-keygen -q -t ed25519 -N '' -f "$work/id" || exit 1
 # a Ctrl-C on the terminal).
 set -m
 
-# start_guest NAME REL [STAP-VM OPTIONS]: `stap-vm --ssh PORT` booting REL, on a port nobody listens on (a
+# free_port: a port of 127.0.0.1 nobody listens on now.
+free_port() {
+	local port
+	while :; do
+		port=$(shuf -i 20000-60999 -n 1)
+		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || break
+	done
+	echo "$port"
+}
+
+# start_guest NAME REL [exporter]: `stap-vm --ssh PORT` booting REL (with "exporter": also
+# stap-exporter in its /bin, its port 9900 reached here at $exporter_port), on a port nobody listens on (a
 # few tries: another program may take one between the look and qemu's bind); waits until
 # it is up; adds Host NAME to the ssh configuration.  Sets guest_pids[NAME].
 declare -A guest_pids guest_ports
 start_guest() {
-	local name=$1 r=$2 port try i
-	shift 2
+	local name=$1 r=$2 port try i opts
 	for try in 1 2 3 4 5; do
-		port=$(shuf -i 20000-60999 -n 1)
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . && continue
+		port=$(free_port)
+		opts=()
+		if [ "${3:-}" = exporter ]; then
+			exporter_port=$(free_port)
+			opts=(--bin "$top/staprun/stap-exporter" --forward "$exporter_port:9900")
+		fi
 		: >"$work/$name.vm.err" # before the job's redirection: the loop below reads it
-		"$STAPVM" --rel "$r" --ssh "$port" --ssh-key "$work/id.pub" "$@" \
+		"$STAPVM" --rel "$r" --ssh "$port" --ssh-key "$work/id.pub" ${opts[@]+"${opts[@]}"} \
 			--known-hosts "$work/known_hosts" --console "$work/$name.console" \
 			>"$work/$name.vm.out" 2>"$work/$name.vm.err" </dev/null &
 		guest_pids[$name]=$!
@@ -82,15 +96,12 @@ stop_guest() {
 # each guest, then what every host here gets: our key, our known_hosts, no questions).
 export STAPLER_SSH_OPTIONS="-F $work/ssh_config"
 : >"$work/ssh_config"
-# g1 also runs stap-exporter (when it is built), its port 9900 reached here at $exporter_port
-exporter_opts=()
+# g1 also runs stap-exporter (when it is built)
 exporter_port=
-if [ -x "$top/staprun/stap-exporter" ]; then
-	exporter_port=$(shuf -i 20000-60999 -n 1)
-	exporter_opts=(--bin "$top/staprun/stap-exporter" --forward "$exporter_port:9900")
-fi
+g1_extra=
+[ -x "$top/staprun/stap-exporter" ] && g1_extra=exporter
 started=1
-start_guest g1 "$rel" ${exporter_opts[@]+"${exporter_opts[@]}"} && start_guest g2 "$rel2" || started=0
+start_guest g1 "$rel" $g1_extra && start_guest g2 "$rel2" || started=0
 cat >>"$work/ssh_config" <<EOF
 Host *
 	IdentityFile $work/id
@@ -193,11 +204,12 @@ else
 		"$(details sigint)"
 fi
 
-# ---- a host that cannot be reached, and a failing script: named; the others run ----
+# ---- a host that cannot be reached, and a failing script: named; the others run; -o ----
 cat >partial.stp <<'STP'
 probe begin { printf("ran on %d\n", remote_id()); if (remote_id() == 1) error("deliberate failure") else exit() }
 STP
-"$STAP" --remote g1 --remote g2 --remote 127.0.0.1:1 -o partial.o partial.stp >partial.out 2>partial.err </dev/null &
+# (the script on standard input: each release's build reads it)
+"$STAP" --remote g1 --remote g2 --remote 127.0.0.1:1 -o partial.o - >partial.out 2>partial.err <partial.stp &
 wait_job $! "$LIMIT"
 run_status=$job_status
 if [ "$run_status" = 1 ] && grep -qx 'ran on 0' partial.o && grep -qx 'ran on 1' partial.o &&
@@ -260,7 +272,7 @@ STP
 		ssh_g1 "cat >/root/exporter/$page.ko" <"exporter/$page.ko" || ok=0
 	done
 	ssh_g1 'setsid stap-exporter -v -k 600 -s /root/exporter </dev/null >/tmp/exporter.log 2>&1 &' </dev/null || ok=0
-	prom_port=$(shuf -i 20000-60999 -n 1)
+	prom_port=$(free_port)
 	{
 		printf 'global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:\n'
 		for page in "${pages[@]}"; do
