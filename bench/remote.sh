@@ -39,7 +39,7 @@ boot b "$rel2"
 printf 'Host *\n\tIdentityFile %s\n\tUserKnownHostsFile %s\n\tBatchMode yes\n' \
 	"$work/id" "$work/known_hosts" >>"$work/ssh_config"
 export STAPLER_SSH_OPTIONS="-F $work/ssh_config"
-echo 'probe begin { printf("%d %s\n", remote_id(), kernel_v()) exit() }' >"$work/s.stp"
+echo 'probe begin { printf("%d %s\n", remote_id(), execname()) exit() }' >"$work/s.stp"
 cd "$work"
 
 seconds() {	# COMMAND...: mean wall seconds over RUNS runs (each must succeed)
