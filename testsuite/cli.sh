@@ -434,6 +434,22 @@ if out=$(make -s -C "$top" install DESTDIR="$inst" prefix=/usr 2>&1); then
 	# the link's target is the installed path (DESTDIR is only where the files are put)
 	expect "stap-vm run by a link finds its library beside the real file" 1 '^usage: stap-vm' \
 		bash -c "ln -sf '$inst/usr/libexec/stapler/stap-vm' link-stap-vm && ./link-stap-vm --no-such-option"
+	if [ -x "$top/staprun/stap-exporter" ]; then
+		missing=()
+		for f in usr/bin/stap-exporter usr/share/man/man8/stap-exporter.8 \
+			etc/stapler/exporter/syscalls.stp etc/stapler/exporter/vfs_bytes.stp \
+			etc/stapler/exporter/tcp_retransmits.stp; do
+			[ -e "$inst/$f" ] || missing+=("$f")
+		done
+		unit=$inst/usr/lib/systemd/system/stap-exporter.service
+		grep -qx 'ExecStart=/usr/bin/stap-exporter -s /etc/stapler/exporter -p 9900 -k 600' \
+			"$unit" 2>/dev/null || missing+=("${unit#"$inst"/} with the installed paths")
+		if [ ${#missing[@]} -eq 0 ]; then
+			pass "cli: make install puts stap-exporter, its scripts in /etc/stapler/exporter and its systemd unit"
+		else
+			fail "cli: make install puts stap-exporter, its scripts and its unit (missing: ${missing[*]})"
+		fi
+	fi
 	expect "an installed stap finds the tapsets named by SYSTEMTAP_TAPSET" 0 '^warn:unknown' \
 		env SYSTEMTAP_TAPSET="$inst/usr/share/stapler/tapset" \
 		"$inst/usr/bin/stap" -p2 -e 'probe begin { warn("x") }'

@@ -232,8 +232,12 @@ TMPDIR=$work/tmp-int "$STAP" --vp 1 --disable-cache --remote g1 --remote g2 part
 	>interrupt.out 2>interrupt.err </dev/null &
 ctrl_c_when $! grep -q '^Building for ' interrupt.err
 run_status=$job_status
-sleep 0.5
-left=$(pgrep -af "$work/tmp-int" || true)
+# (a master told to exit may take a moment to go)
+for ((i = 0; i < 50; i++)); do
+	left=$(pgrep -af "$work/tmp-int" || true)
+	[ -z "$left" ] && break
+	sleep 0.1
+done
 copies=$(ssh -F "$work/ssh_config" g1 'ls -d /tmp/stapler-remote.* 2>/dev/null' </dev/null || true)
 if [ "$run_status" = 1 ] && grep -q '^stap: interrupted before the script ran on the --remote hosts$' \
 	interrupt.err && ! grep -q -- '^ERROR: --remote' interrupt.err && [ ! -s interrupt.out ] &&
