@@ -792,7 +792,7 @@ int run_remote(struct session *s)
 	struct sigaction note = { .sa_handler = note_signal }, old[3], ignore = { 0 }, old_pipe;
 	int n = s->remote_urls.count, failed = 0, rc = 0;
 	struct target *ts = xcalloc(n, sizeof(*ts));
-	char *work = xasprintf("%s/stapremoteXXXXXX", s->tmpdir_parent);
+	char *work = xasprintf("%s/stapremoteXXXXXX", s->tmpdir_parent), *sockets;
 	char *module_name;
 	FILE *out = stdout;
 	double start = now_ms();
@@ -812,10 +812,22 @@ int run_remote(struct session *s)
 			   strerror(errno));
 		return 1;
 	}
+	/* a unix socket's path has room for about 100 bytes, and ssh adds 17 while it makes
+	 * one: a long $TMPDIR gets the sockets a folder of /tmp's */
+	sockets = work;
+	if (strlen(work) > 70) {
+		sockets = xstrdup("/tmp/stapsshXXXXXX");
+		if (!mkdtemp(sockets)) {
+			free(sockets);
+			sockets = work;
+		}
+	}
 	for (int i = 0; i < n; i++)
-		ts[i].control = xasprintf("%s/c%d", work, i);
+		ts[i].control = xasprintf("%s/c%d", sockets, i);
 	if (s->last_pass == 5 && s->output_file && !(out = fopen(s->output_file, "w"))) {
 		diag_error("cannot write %s: %s", s->output_file, strerror(errno));
+		if (sockets != work)
+			remove_tree_warning(sockets);
 		remove_tree_warning(work);
 		return 1;
 	}
@@ -878,6 +890,8 @@ done:
 	if (verbose_at(s, 5, 1))
 		fprintf(stderr, "Pass 5: ran on %d %s in %.0f ms.\n", n, n == 1 ? "host" : "hosts",
 			now_ms() - start);
+	if (sockets != work)
+		remove_tree_warning(sockets);
 	remove_tree_warning(work);
 	return rc;
 }
