@@ -786,6 +786,15 @@ static void close_targets(struct session *s, struct target *ts, int n)
 	}
 }
 
+/* A signal came before the runs: said once, not as each host's failure; status 1. */
+static int stopped_before_runs(struct target *ts, int n)
+{
+	fputs("stap: interrupted before the script ran on the --remote hosts\n", stderr);
+	for (int i = 0; i < n; i++)
+		ts[i].failure = NULL;
+	return 1;
+}
+
 int run_remote(struct session *s)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -847,10 +856,7 @@ int run_remote(struct session *s)
 	if (!interrupted)
 		failed = build_for_targets(s, ts, n, work);
 	if (interrupted) {
-		fputs("stap: interrupted before the script ran on the --remote hosts\n", stderr);
-		for (int i = 0; i < n; i++)
-			ts[i].failure = NULL;
-		rc = 1;
+		rc = stopped_before_runs(ts, n);
 		goto done;
 	}
 	if (s->last_pass < 5) {
@@ -863,12 +869,9 @@ int run_remote(struct session *s)
 		fprintf(stderr, "Pass 5: connected and built in %.0f ms.\n", now_ms() - start);
 	copy_modules(s, ts, n, work, module_name);
 	if (interrupted) {	/* before the runs: the copies go */
-		fputs("stap: interrupted before the script ran on the --remote hosts\n", stderr);
 		remove_copies(s, ts, n, work);
-		for (int i = 0; i < n; i++)
-			ts[i].failure = NULL;
 		free(module_name);
-		rc = 1;
+		rc = stopped_before_runs(ts, n);
 		goto done;
 	}
 	line_mode = n > 1 || s->remote_prefix;
