@@ -296,16 +296,18 @@ STP
 		[ "$(query 'count(up == 1)')" = 4 ] && break
 		sleep 0.2
 	done
-	ssh_g1 'sync; sync; sync; sync' </dev/null
-	syncs=
+	# 4 syncs, and reads and writes through the VFS (the examples' pages have series only
+	# once their probes fired; each page is scraped on its own 2 s clock, so wait for all)
+	ssh_g1 'sync; sync; sync; sync; cat /etc/passwd >/tmp/vfs-test; cat /tmp/vfs-test >/dev/null' </dev/null
+	syncs= up= sys= vfs=
 	for ((i = 0; i < 300 && ok == 1; i++)); do
 		syncs=$(query 'stapler_test_syncs_total{name="sync",job="synctest"}')
-		[ "$syncs" = 4 ] && break
+		up=$(query 'count(up == 1)')
+		sys=$(query 'count(stapler_syscalls_total)')
+		vfs=$(query 'count(stapler_vfs_bytes_total)')
+		[ "$syncs" = 4 ] && [ "$up" = 4 ] && [ "${sys:-0}" -gt 0 ] && [ "${vfs:-0}" -gt 0 ] && break
 		sleep 0.2
 	done
-	up=$(query 'count(up == 1)')
-	sys=$(query 'count(stapler_syscalls_total)')
-	vfs=$(query 'count(stapler_vfs_bytes_total)')
 	if [ $ok = 1 ] && [ "$up" = 4 ] && [ "$syncs" = 4 ] && [ "${sys:-0}" -gt 0 ] && [ "${vfs:-0}" -gt 0 ]; then
 		pass "remote: Prometheus scrapes stap-exporter in a guest: the counts match the script's" \
 			"(4 syncs), every shipped example parses"
