@@ -270,13 +270,83 @@ fi
 EOF
 }
 
-# vm_make_initrd ROOT OUT: the initramfs (newc cpio, owned by root).  Not compressed: the
-# guest unpacks it faster than it would run gunzip under emulation, and it is only read once.
+# vm_make_initrd ROOT OUT [ARCHIVE]: the initramfs (newc cpio, owned by root), after the
+# cpio ARCHIVE if given (vm_userland_archive's): the kernel unpacks archives laid end to end
+# in turn, a later file replacing an earlier one, so ROOT's files (the caller's programs)
+# win.  Not compressed: the guest unpacks it faster than it would run gunzip under
+# emulation, and it is only read once.
 vm_make_initrd() {
-	local root=$1 out=$2
-	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc -R 0:0 --quiet) >"$out" ||
-		vm_die "cannot build the initramfs"
+	local root=$1 out=$2 first=${3:-}
+	{
+		if [ -n "$first" ]; then cat "$first"; fi &&
+			(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+				cpio --null -o -H newc -R 0:0 --quiet)
+	} >"$out" || vm_die "cannot build the initramfs"
+}
+
+# The host's packages whose programs make the guest's userland next to busybox: Debian's
+# shell (dash, as /bin/sh) and bash, the GNU tools, and what the examples' workloads call.
+# A package the host does not have is left out.
+VM_USERLAND_PACKAGES=(dash bash coreutils grep sed findutils gzip diffutils mawk
+	strace psmisc)
+
+# vm_userland_archive CACHE: prints the path of a cpio archive of the guest's userland: the
+# programs of VM_USERLAND_PACKAGES (their /bin, /sbin, /usr/bin, /usr/sbin files as the host
+# has them, with their shared libraries and the loader, at their host paths under usr/),
+# and /usr/bin/awk (the host's awk).  Programs named after a
+# busybox applet stand where the applet's link would (`busybox --install -s` keeps what is
+# there), and dash, which has no applets, runs each command it is given from PATH: with
+# /usr/bin/sh leading to dash (the caller's root makes that link, its archive coming last),
+# the -c command and every script's `sh` get the GNU tools, as on a Debian machine, while
+# /init, which names busybox's sh, goes on with the applets.  Made once per set of
+# installed versions (dpkg-query), kept in CACHE/userland/; prints nothing (status 1) on a
+# host without dpkg-query or dash.
+vm_userland_archive() {
+	local cache=$1 versions key dir out tmp pkg f link
+	command -v dpkg-query >/dev/null 2>&1 || return 1
+	versions=$(dpkg-query -W -f '${db:Status-Abbrev}${Package} ${Version}\n' \
+		"${VM_USERLAND_PACKAGES[@]}" 2>/dev/null | sed -n 's/^ii *//p')
+	printf '%s\n' "$versions" | grep -q '^dash ' || return 1
+	key=$(printf '%s\n%s\n' "${VM_USERLAND_PACKAGES[*]}" "$versions" | sha256sum | cut -c1-16)
+	dir=$cache/userland
+	out=$dir/$key.cpio
+	if [ -s "$out" ]; then
+		printf '%s\n' "$out"
+		return 0
+	fi
+	mkdir -p "$dir" 2>/dev/null || return 1
+	tmp=$(mktemp -d "$dir/.new.XXXXXX") || return 1
+	(
+		set -e
+		mkdir -p "$tmp/root/usr/bin" "$tmp/root/usr/sbin" "$tmp/root/usr/lib" "$tmp/root/usr/lib64"
+		ln -s usr/bin "$tmp/root/bin"
+		ln -s usr/sbin "$tmp/root/sbin"
+		ln -s usr/lib "$tmp/root/lib"
+		ln -s usr/lib64 "$tmp/root/lib64"
+		for pkg in $(printf '%s\n' "$versions" | cut -d' ' -f1); do
+			dpkg-query -L "$pkg" 2>/dev/null
+		done | grep -E '^/(usr/)?s?bin/[^/]+$' | LC_ALL=C sort -u >"$tmp/list"
+		while IFS= read -r f; do
+			[ -f "$f" ] && [ -x "$f" ] || continue
+			# a link to a program of the list beside it stays a link (rbash -> bash)
+			link=$(readlink "$f" 2>/dev/null) || link=
+			if [ -n "$link" ] && [[ $link != */* ]] && grep -qx "${f%/*}/$link" "$tmp/list"; then
+				f=${f#/}
+				ln -sf "$link" "$tmp/root/usr/${f#usr/}"
+			else
+				vm_add_file "$tmp/root" "$f"
+			fi
+		done <"$tmp/list"
+		if f=$(command -v awk) && [ ! -e "$tmp/root/usr/bin/awk" ]; then
+			cp -L "$f" "$tmp/root/usr/bin/awk"
+			vm_add_libs "$tmp/root" "$f"
+		fi
+		(cd "$tmp/root" && find ./usr -print0 | LC_ALL=C sort -z |
+			cpio --null -o -H newc -R 0:0 --quiet) >"$tmp/archive"
+	) 2>"$tmp/err" && [ -s "$tmp/archive" ] && mv "$tmp/archive" "$out"
+	rm -rf -- "$tmp"
+	[ -s "$out" ] || return 1
+	printf '%s\n' "$out"
 }
 
 # vm_host_tsc_khz: the rate of the host's time stamp counter in kHz, which is the guest's

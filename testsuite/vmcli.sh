@@ -183,6 +183,26 @@ else
 		"$(details devices)"
 fi
 
+# ---- the guest's userland: Debian's sh (dash) and the GNU tools before busybox's applets ----
+# GNU cat reads with read(2), which vfs.read sees (busybox's cat sends the file with
+# sendfile); the -c command's pipes and lists run in dash, and bash and strace are there.
+cat >userland.stp <<'STP'
+global reads
+probe vfs.read.return { if (execname() == "cat" && bytes_read > 0) reads++ }
+probe end { printf("cat read %s\n", reads > 0 ? "through vfs_read" : "nothing") }
+STP
+command='readlink /bin/sh; cat --version | grep -c "GNU coreutils"; cat /etc/passwd >/dev/null
+find /mnt/disk -maxdepth 0 -printf "%p %y\n"; bash -c '"'"'echo "bash ${BASH_VERSINFO[0]}"'"'"' | cut -c1-4
+strace -f -qq -e trace=execve -o /tmp/trace sh -c "ls /" >/dev/null && grep -c execve /tmp/trace'
+run_vm userland -c "$command" userland.stp
+if [ "$vm_status" = 0 ] && [ "$(cat userland.out)" = "$(printf '%s\n' dash 1 "/mnt/disk d" bash \
+	2 "cat read through vfs_read")" ]; then
+	pass "vmcli: the guest's -c command runs in dash with GNU cat, find, bash and strace"
+else
+	fail "vmcli: the guest's -c command runs in dash with GNU cat, find, bash and strace" \
+		"$(details userland)"
+fi
+
 # expect_adds NAME FILE LINE WHAT: the run NAME ended with status 0, its -o FILE holds the
 # probe's two lines "add 1 10", "add 2 20", and the program printed LINE
 expect_adds() {
