@@ -162,29 +162,41 @@ bool starts_with(const char *s, const char *prefix)
 
 char *read_file(const char *path, size_t *len)
 {
-	struct strbuf sb = { 0 };
-	char buf[65536];
-	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t cap, used = 0;
+	char *data;
+	ssize_t n;
 
 	if (fd < 0)
 		return NULL;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	/* room for the whole of a regular file, its NUL, and one byte more, so the read that
+	 * finds its end needs no more room */
+	cap = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ?
+		      (size_t)st.st_size + 2 : 4096;
+	data = xmalloc(cap);
+	for (;;) {
+		if (used + 1 == cap) {
+			cap *= 2;
+			data = xrealloc(data, cap);
+		}
+		n = read(fd, data + used, cap - 1 - used);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			close(fd);
-			sb_free(&sb);
+			free(data);
 			return NULL;
 		}
-		sb_putn(&sb, buf, n);
+		used += (size_t)n;
 	}
 	close(fd);
+	data[used] = '\0';
 	if (len)
-		*len = sb.len;
-	if (!sb.data)
-		return xstrdup("");
-	return sb_steal(&sb);
+		*len = used;
+	return data;
 }
 
 int write_file(const char *path, const char *data, size_t len)

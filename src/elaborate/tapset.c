@@ -167,8 +167,10 @@ int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors)
 static void add_definition(struct tapset_index *ix, enum tapset_definition_kind kind,
 			   const char *name, int file)
 {
-	ix->definitions = xrealloc(ix->definitions,
-				   (ix->ndefinitions + 1) * sizeof(*ix->definitions));
+	int n = ix->ndefinitions;
+
+	if ((n & (n - 1)) == 0)	/* full at 0, 1, 2, 4...: twice the room */
+		ix->definitions = xrealloc(ix->definitions, (n ? 2 * n : 1) * sizeof(*ix->definitions));
 	ix->definitions[ix->ndefinitions] = (struct tapset_definition){
 		.kind = kind, .name = xstrdup(name), .file = file, .order = ix->ndefinitions };
 	ix->ndefinitions++;
@@ -292,31 +294,40 @@ static const char *index_globals(struct tapset_index *ix, const char *p, int fil
 	}
 }
 
+/* Whether the word of N characters at P is WORD. */
+static bool word_is(const char *p, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(p, word, n) == 0;
+}
+
 static void index_text(struct tapset_index *ix, const char *text, int file)
 {
 	for (const char *p = skip_space(text); *p; p = skip_space(p)) {
-		const char *end;
-		char *word;
+		const char *end = p;
+		size_t n;
 
 		if (!is_name_char(*p) || (p > text && (is_name_char(p[-1]) || p[-1] == '$' ||
 						       p[-1] == '@'))) {
 			p = skip_other(p);
 			continue;
 		}
-		word = name_at(p, false, &end);
-		p = end;
-		if (strcmp(word, "function") == 0) {
-			char *name = name_at(skip_space(p), false, &end);
+		while (is_name_char(*end))
+			end++;
+		n = (size_t)(end - p);
+		if (word_is(p, n, "function")) {
+			char *name = name_at(skip_space(end), false, &end);
 
 			if (name)
 				add_definition(ix, TAPSET_FUNCTION, name, file);
 			free(name);
-		} else if (strcmp(word, "probe") == 0) {
-			p = index_alias(ix, p, file);
-		} else if (strcmp(word, "global") == 0) {
-			p = index_globals(ix, p, file);
+			p = end;
+		} else if (word_is(p, n, "probe")) {
+			p = index_alias(ix, end, file);
+		} else if (word_is(p, n, "global")) {
+			p = index_globals(ix, end, file);
+		} else {
+			p = end;
 		}
-		free(word);
 	}
 }
 
