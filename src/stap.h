@@ -59,6 +59,12 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 bool starts_with(const char *s, const char *prefix);
 char *read_file(const char *path, size_t *len);
+/* A file's identity as a cache checks it: size, modification time, inode (no padding). */
+struct file_identity {
+	long long size, sec, nsec;
+	unsigned long long ino;
+};
+bool file_identity(const char *path, struct file_identity *id);	/* false: no such file */
 int write_file(const char *path, const char *data, size_t len);
 bool is_dir(const char *path);
 bool is_file(const char *path);

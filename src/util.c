@@ -199,6 +199,21 @@ char *read_file(const char *path, size_t *len)
 	return data;
 }
 
+bool file_identity(const char *path, struct file_identity *id)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*id = (struct file_identity){
+		.size = (long long)st.st_size,
+		.sec = (long long)st.st_mtim.tv_sec,
+		.nsec = (long long)st.st_mtim.tv_nsec,
+		.ino = (unsigned long long)st.st_ino,
+	};
+	return true;
+}
+
 int write_file(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -48,6 +48,29 @@ expect "--modinfo adds MODULE_INFO entries to the module" 0 \
 	"$STAP" -p3 --modinfo supported=yes --modinfo 'note=a "b"' -e "$hello"
 expect "--modinfo needs NAME=VALUE" 1 "invalid --modinfo 'no-name=1'" \
 	"$STAP" -p3 --modinfo no-name=1 -e "$hello"
+# The tapset index's cache (tapset-index/): a library file changed since the last run is
+# scanned again, even with the same size; a new file is seen; a file gone is forgotten.
+mkdir -p "$work/idx/lib"
+printf 'function idx_one() { return 1 }\n' >"$work/idx/lib/mine.stp"
+idx_stap=(env STAPLER_CACHE_DIR="$work/idx/cache" "$STAP" -p2 -I "$work/idx/lib")
+expect "the tapset index finds a function of an -I folder (and caches it)" 0 'idx_one' \
+	"${idx_stap[@]}" -e 'probe begin { println(idx_one()) }'
+expect "the tapset index's cache holds the folder's file" 0 'mine\.stp' \
+	bash -c "cat '$work/idx/cache/tapset-index/'*"
+printf 'function idx_two() { return 2 }\n' >"$work/idx/lib/mine.stp"
+expect "a tapset file changed since (same size) is scanned again: its new function" 0 'idx_two' \
+	"${idx_stap[@]}" -e 'probe begin { println(idx_two()) }'
+expect "a tapset file changed since (same size) is scanned again: its old function is gone" 1 \
+	'unresolved function' "${idx_stap[@]}" -e 'probe begin { println(idx_one()) }'
+printf 'function idx_three() { return 3 }\n' >"$work/idx/lib/more.stp"
+expect "a tapset file added since is indexed" 0 'idx_three' \
+	"${idx_stap[@]}" -e 'probe begin { println(idx_three()) }'
+rm "$work/idx/lib/more.stp"
+expect "a tapset file removed since is forgotten" 1 'unresolved function' \
+	"${idx_stap[@]}" -e 'probe begin { println(idx_three()) }'
+expect "--disable-cache indexes without the cache" 0 'idx_two' \
+	"${idx_stap[@]}" --disable-cache -e 'probe begin { println(idx_two()) }'
+
 expect "-a x86_64 and -P are accepted" 0 '^begin /\* <- begin \*/' \
 	"$STAP" -p2 -a x86_64 -P -e "$hello"
 expect "-a of another architecture is refused" 1 \

@@ -11,6 +11,7 @@
  * program (add_program_file(), as the script itself did first).
  */
 #include "elaborate.h"
+#include "cache.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ struct tapset_file {
 	struct stapfile *parsed;
 	bool parse_failed;
 	bool from_include_dir;	/* not the library's, nor generated for the kernel */
+	struct file_identity id;	/* when indexed */
+	int first_definition, ndefinitions;	/* what the index noted, before sorting */
 };
 
 struct tapset_definition {
@@ -30,8 +33,18 @@ struct tapset_definition {
 	int order;		/* as noted: search path order */
 };
 
+/* The notes of one file as the index's cache keeps them (index_cache_load()). */
+struct cached_notes {
+	char *path;
+	struct file_identity id;
+	char *notes;		/* "KIND NAME\n" lines */
+};
+
 struct tapset_index {
 	struct preprocessor *pp;
+	struct cached_notes *cached;	/* the cache's files, in its order */
+	int ncached, next_cached;
+	bool cache_stale;		/* a file was scanned, or one is gone: write it */
 	bool indexing_include_dir;	/* index_file()'s folder is an -I one */
 	struct tapset_file *files;
 	int nfiles;
@@ -331,21 +344,156 @@ static void index_text(struct tapset_index *ix, const char *text, int file)
 	}
 }
 
+/*
+ * ---- the index's cache ----
+ * What index_text() notes in a file depends on its text alone, so the notes of every file
+ * are kept in the cache (tapset-index/, one file per search path and program), each with
+ * its file's identity (size, time, inode): a run finds a file unchanged by one stat()
+ * instead of reading and scanning it (the scan of about a hundred files was half of a hello
+ * world's passes 1-2).  The cache's lines:
+ *	stapler tapset index 1
+ *	F SIZE SECONDS NANOSECONDS INODE PATH
+ *	KIND NAME		(its notes, in order)
+ */
+#define INDEX_CACHE_MAGIC "stapler tapset index 1\n"
+
+static bool read_identity(const char **p, struct file_identity *id)
+{
+	char *end;
+
+	id->size = strtoll(*p, &end, 10);
+	id->sec = strtoll(end, &end, 10);
+	id->nsec = strtoll(end, &end, 10);
+	id->ino = strtoull(end, &end, 10);
+	if (*end != ' ')
+		return false;
+	*p = end + 1;
+	return true;
+}
+
+static void index_cache_load(struct tapset_index *ix, const char *path)
+{
+	char *text = read_file(path, NULL), *line, *next;
+	struct cached_notes *cur = NULL;
+	struct strbuf notes = { 0 };
+
+	if (!text || !starts_with(text, INDEX_CACHE_MAGIC)) {
+		free(text);
+		return;
+	}
+	for (line = text + strlen(INDEX_CACHE_MAGIC); *line; line = next) {
+		const char *p = line + 2;
+
+		next = strchr(line, '\n');
+		if (!next)
+			break;	/* a cut line: what came before stands */
+		*next++ = '\0';
+		if (line[0] == 'F' && line[1] == ' ') {
+			if (cur)
+				cur->notes = sb_steal(&notes);
+			ix->cached = xrealloc(ix->cached, (ix->ncached + 1) * sizeof(*ix->cached));
+			cur = &ix->cached[ix->ncached];
+			*cur = (struct cached_notes){ 0 };
+			if (!read_identity(&p, &cur->id))
+				break;
+			cur->path = xstrdup(p);
+			ix->ncached++;
+		} else if (cur) {
+			sb_puts(&notes, line);
+			sb_putc(&notes, '\n');
+		}
+	}
+	if (cur)
+		cur->notes = notes.data ? sb_steal(&notes) : xstrdup("");
+	sb_free(&notes);
+	free(text);
+}
+
+/* The cache's notes of PATH if it is unchanged since, else NULL. */
+static const char *cached_notes(struct tapset_index *ix, const char *path,
+				const struct file_identity *id)
+{
+	for (int n = 0; n < ix->ncached; n++) {
+		/* files come in the cache's order: look from the one after the last found */
+		struct cached_notes *c = &ix->cached[(ix->next_cached + n) % ix->ncached];
+
+		if (strcmp(c->path, path) == 0) {
+			ix->next_cached = (int)(c - ix->cached) + 1;
+			return memcmp(&c->id, id, sizeof(*id)) == 0 ? c->notes : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void index_cache_write(struct tapset_index *ix, const char *path)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, INDEX_CACHE_MAGIC);
+	for (int i = 0; i < ix->nfiles; i++) {
+		const struct tapset_file *f = &ix->files[i];
+
+		if (strchr(f->path, '\n'))
+			goto out;	/* not a path this format can hold */
+		sb_printf(&sb, "F %lld %lld %lld %llu %s\n", f->id.size, f->id.sec, f->id.nsec,
+			  f->id.ino, f->path);
+		for (int d = f->first_definition; d < f->first_definition + f->ndefinitions; d++)
+			sb_printf(&sb, "%d %s\n", (int)ix->definitions[d].kind,
+				  ix->definitions[d].name);
+	}
+	install_file(path, sb.data, sb.len);
+out:
+	sb_free(&sb);
+}
+
+/* The notes "KIND NAME\n"... of the cache, as index_text() would have made them. */
+static void index_notes(struct tapset_index *ix, const char *notes, int file)
+{
+	for (const char *p = notes; *p;) {
+		char *end;
+		long kind = strtol(p, &end, 10);
+		const char *name = end + 1, *eol = strchr(name, '\n');
+		char *copy;
+
+		if (*end != ' ' || !eol)
+			break;
+		copy = xstrndup(name, (size_t)(eol - name));
+		add_definition(ix, (enum tapset_definition_kind)kind, copy, file);
+		free(copy);
+		p = eol + 1;
+	}
+}
+
 static void index_file(void *arg, const char *path)
 {
 	struct tapset_index *ix = arg;
-	char *text = read_file(path, NULL);
 	int file = ix->nfiles;
+	struct file_identity id;
+	const char *notes;
+	char *text = NULL;
 
-	if (!text)
+	if (!file_identity(path, &id))
 		return;
+	notes = cached_notes(ix, path, &id);
+	if (!notes) {
+		text = read_file(path, NULL);
+		if (!text)
+			return;
+		ix->cache_stale = true;
+	}
 	ix->files = xrealloc(ix->files, (ix->nfiles + 1) * sizeof(*ix->files));
 	ix->files[file] = (struct tapset_file){
 		.path = xstrdup(path),
 		.from_include_dir = ix->indexing_include_dir,
+		.id = id,
+		.first_definition = ix->ndefinitions,
 	};
 	ix->nfiles++;
-	index_text(ix, text, file);
+	if (notes)
+		index_notes(ix, notes, file);
+	else
+		index_text(ix, text, file);
+	ix->files[file].ndefinitions = ix->ndefinitions - ix->files[file].first_definition;
 	free(text);
 }
 
@@ -402,13 +550,38 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 	struct tapset_index *ix = xcalloc(1, sizeof(*ix));
 	struct strlist path = tapset_search_path(s);
 
+	char *cache = NULL;
+
 	ix->pp = pp;
+	if (cache_mode != CACHE_DISABLED && s->tapset_dir) {
+		struct strbuf tag = { 0 };
+
+		for (int i = 0; i < path.count; i++) {
+			sb_puts(&tag, path.items[i]);
+			sb_putc(&tag, '\n');
+		}
+		cache = cache_path_for_file("tapset-index", "", tag.data ? tag.data : "",
+					    s->tapset_dir);
+		sb_free(&tag);
+		if (cache_mode == CACHE_USE)
+			index_cache_load(ix, cache);
+	}
 	for (int i = 0; i < path.count; i++) {
 		ix->indexing_include_dir = !in_folder(path.items[i], s->tapset_dir) &&
 					   !strlist_contains(&s->generated_tapsets, path.items[i]);
 		for_each_file(path.items[i], stp_file_filter, index_file, ix);
 	}
 	strlist_free(&path);
+	if (cache && (ix->cache_stale || ix->nfiles != ix->ncached))
+		index_cache_write(ix, cache);
+	free(cache);
+	for (int i = 0; i < ix->ncached; i++) {
+		free(ix->cached[i].path);
+		free(ix->cached[i].notes);
+	}
+	free(ix->cached);
+	ix->cached = NULL;
+	ix->ncached = 0;
 	if (ix->ndefinitions)
 		qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions), compare_definitions);
 	return ix;

@@ -58,7 +58,7 @@ static void *token_memory(size_t size)
 	size = (size + 7) & ~(size_t)7;
 	if (size > left) {
 		left = size > 32768 ? size : 32768;
-		block = xcalloc(1, left);
+		block = xmalloc(left);	/* each user fills what it takes */
 	}
 	p = block;
 	block += size;
@@ -101,6 +101,7 @@ static struct token *new_token(struct lexer *lx, enum token_kind kind, int line,
 {
 	struct token *tok = token_memory(sizeof(*tok));
 
+	*tok = (struct token){ 0 };
 	tok->kind = kind;
 	tok->file = lx->file;
 	tok->line = line;
