@@ -29,6 +29,26 @@ static const char *const operators[] = {
 	NULL,
 };
 
+/* The operators that begin with C, in the order of operators[] (longest first). */
+static const char *const *operators_from(unsigned char c)
+{
+	static const char *by_first[256][10];	/* 8 share "%", and a NULL ends each */
+	static bool made;
+
+	if (!made) {
+		for (int i = 0; operators[i]; i++) {
+			const char **list = by_first[(unsigned char)operators[i][0]];
+			int n = 0;
+
+			while (list[n])
+				n++;
+			list[n] = operators[i];
+		}
+		made = true;
+	}
+	return by_first[c];
+}
+
 struct lexer {
 	struct source_file *file;
 	const char *p;
@@ -330,11 +350,12 @@ struct token *tokenize(struct source_file *file, int *errors)
 			tok->kind = TOK_EMBEDDED;
 			lex_embedded(&lx, tok);
 		} else {
-			for (int i = 0; operators[i]; i++) {
-				const char *op = operators[i];
+			const char *const *ops = operators_from((unsigned char)c);
 
-				if (op[0] == c && (!op[1] || (op[1] == lx.p[1] &&
-							      (!op[2] || op[2] == lx.p[2])))) {
+			for (int i = 0; ops[i]; i++) {
+				const char *op = ops[i];
+
+				if (!op[1] || (op[1] == lx.p[1] && (!op[2] || op[2] == lx.p[2]))) {
 					tok->text = token_text(op, strlen(op));
 					break;
 				}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# hello.sh - passes 1-3 of hello world against Debian's stap, as a ratio measured in the
+# same run: `stap -p3 -e 'probe begin { println("hello world") exit() }'`, each program
+# with its own tapset library and a warm cache (one run first, not counted), RUNS runs of
+# each taking turns; the median wall time of each, and their ratio.  Target (issue 33):
+# ours at most 1/100 of Debian's.  Wall time is taken around each run by bash itself
+# (date +%s%N), so the ratio includes a process's start, as a user waits for it.
+#
+# usage: bench/hello.sh [RUNS]        (RUNS defaults to 10; needs Debian's systemtap)
+source "$(dirname "$0")/lib.sh"
+hello='probe begin { println("hello world") exit() }'
+
+wall_ms() {	# the wall time of one run of the command, in ms (3 decimals)
+	local start end
+	start=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	end=$(date +%s%N)
+	awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e6 }'
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+"$ours" -r "$rel" -p3 -e "$hello" >/dev/null
+"$theirs" -r "$rel" -p3 -e "$hello" >/dev/null 2>&1 || true
+: >"$work/ours"
+: >"$work/theirs"
+for _ in $(seq "$runs"); do
+	wall_ms "$ours" -r "$rel" -p3 -e "$hello" >>"$work/ours"
+	wall_ms "$theirs" -r "$rel" -p3 -e "$hello" >>"$work/theirs"
+done
+our_ms=$(median <"$work/ours")
+their_ms=$(median <"$work/theirs")
+echo "hello world -p3 (median of $runs): stapler ${our_ms} ms; Debian's stap ${their_ms} ms"
+echo "  time ratio $(ratio "$our_ms" "$their_ms") (target <= 0.01)"
