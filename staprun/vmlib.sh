@@ -293,14 +293,14 @@ VM_USERLAND_PACKAGES=(dash bash coreutils grep sed findutils gzip diffutils mawk
 # vm_userland_archive CACHE: prints the path of a cpio archive of the guest's userland: the
 # programs of VM_USERLAND_PACKAGES (their /bin, /sbin, /usr/bin, /usr/sbin files as the host
 # has them, with their shared libraries and the loader, at their host paths under usr/),
-# and /usr/bin/awk (the host's awk).  Programs named after a
-# busybox applet stand where the applet's link would (`busybox --install -s` keeps what is
-# there), and dash, which has no applets, runs each command it is given from PATH: with
-# /usr/bin/sh leading to dash (the caller's root makes that link, its archive coming last),
-# the -c command and every script's `sh` get the GNU tools, as on a Debian machine, while
-# /init, which names busybox's sh, goes on with the applets.  Made once per set of
-# installed versions (dpkg-query), kept in CACHE/userland/; prints nothing (status 1) on a
-# host without dpkg-query or dash.
+# and /usr/bin/awk (the host's awk).  A program named after a busybox applet stands where
+# the applet's link would (`busybox --install -s` keeps what is there), and dash, which has
+# no applets, runs each command it is given from PATH: with /usr/bin/sh leading to dash (the
+# caller's root makes that link, its archive coming last), the -c command and every
+# script's `sh` get the GNU tools, as on a Debian machine, while /init, which names
+# busybox's sh, goes on with the applets.  Made once per set of installed versions
+# (dpkg-query), kept in CACHE/userland/; prints nothing (status 1) on a host without
+# dpkg-query or dash.
 vm_userland_archive() {
 	local cache=$1 versions key dir out tmp pkg f link
 	command -v dpkg-query >/dev/null 2>&1 || return 1
