@@ -6,7 +6,8 @@
 #   1. -p2 of `probe syscall.* { calls[name]++ }`: mean over RUNS runs.  Target: at most
 #      1/5 of Debian's time.  Also ours cold (a fresh cache: the kernel's function index
 #      and the syscall tapset generated first).
-#   2. -L 'syscall.*' (every syscall alias with its variables) and -p2 of
+#   2. -L 'syscall.*' (every syscall alias with its variables), -L syscall.read (one alias:
+#      target at most 1/10 of Debian's time, 100 MB) and -p2 of
 #      `probe kernel.trace("sched:*") { n++ }`: mean over RUNS runs.
 #
 # usage: bench/syscalls.sh [RUNS]     (RUNS defaults to 3; needs Debian's systemtap, GNU
@@ -38,6 +39,12 @@ read -r our_ms our_kb < <(measure "$ours" -r "$rel" -L 'syscall.*')
 read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -L 'syscall.*')
 echo "-L 'syscall.*': stapler ${our_ms} ms ${our_kb} kB; Debian's stap ${their_ms} ms ${their_kb} kB"
 echo "  time ratio $(ratio "$our_ms" "$their_ms")"
+
+read -r our_ms our_kb < <(measure "$ours" -r "$rel" -L 'syscall.read')
+read -r their_ms their_kb < <(measure "$theirs" -r "$rel" -L 'syscall.read')
+echo "-L syscall.read: stapler ${our_ms} ms ${our_kb} kB; Debian's stap ${their_ms} ms ${their_kb} kB"
+echo "  time ratio $(ratio "$our_ms" "$their_ms") (target <= 0.1), our memory" \
+	"$((our_kb / 1024)) MB (target <= 100 MB)"
 
 start=$(date +%s%N)	# cold: the modules' tables and tracepoint systems into the cache
 "$ours" -r "$rel" -p2 "$work/sched.stp" >/dev/null 2>&1

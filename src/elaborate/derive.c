@@ -186,7 +186,7 @@ static void load_matching_aliases(struct elaborator *el, struct probe_point *pp)
 		prefix = n <= length ? take_components(pp->components, n, &rest) : NULL;
 		if (components_match(pp->components, alias) ||
 		    (prefix && components_match(prefix, alias)))
-			tapset_load(el, TAPSET_ALIAS, names[i]);
+			tapset_load_nth(el, TAPSET_ALIAS, i);
 		free_components(prefix);
 		for (struct component *c = alias; c; c = c->next)
 			free(c->name);

@@ -195,6 +195,9 @@ void tapset_load_all(struct elaborator *el, enum tapset_definition_kind kind, co
 void tapset_load_every_file(struct elaborator *el);
 /* The file of tapset_names()'s name I was parsed already: loaded, or it failed */
 bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i);
+/* Parses (once) the file of tapset_names()'s name I and adds it to the program: an alias
+ * defined in several files (syscall.read of each ABI) is each file's */
+void tapset_load_nth(struct elaborator *el, enum tapset_definition_kind kind, int i);
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
 		 const char ***names);
 

@@ -24,9 +24,10 @@
  * where stap's tapset names an argument otherwise or decodes it (flags_str, dfd_str:
  * tapset/syscall_args.stp).
  *
- * The file is written once per kernel into the cache (CACHE/tapsets/KEY/syscalls.stp,
- * KEY a hash of the kernel's debuginfo file and of this program), and that folder joins
- * the tapset search path when a script or -l/-L names a syscall probe.
+ * The tapset is written once per kernel into the cache (CACHE/tapsets/KEY/, KEY a hash of
+ * the kernel's debuginfo file and of this program), a file per system call and
+ * syscalls.stp (install_split()), and that folder joins the tapset search path when a
+ * script or -l/-L names a syscall probe.
  */
 #include "elaborate.h"
 #include "cache.h"
@@ -39,7 +40,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-19"
+#define GENERATOR "syscalls-20"
+#define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
 enum arg_kind {
@@ -1100,7 +1102,7 @@ static char *generate(struct dw_module *k)
 		strlist_add(&ia32, compat.items[i]);
 	sort_names(&ia32);
 	if (ia32.count)
-		sb_puts(&sb, "// 32-bit system calls (ia32)\n\n");
+		sb_puts(&sb, IA32_HEADING "\n\n");
 	for (int i = 0; i < ia32.count; i++) {
 		const char *name = ia32.items[i];
 
@@ -1364,7 +1366,7 @@ static char *generate_from_headers(struct elaborator *el)
 		struct strlist *done = bits == 64 ? &done64 : &done32;
 
 		if (bits == 32 && n > 0)
-			sb_puts(&sb, "// 32-bit system calls (ia32)\n\n");
+			sb_puts(&sb, IA32_HEADING "\n\n");
 		for (int t = 0; t < n; t++) {
 			bool compat = bits == 32 && starts_with(table[t].compat, "compat_sys_");
 			const char *func = compat ? table[t].compat : table[t].native;
@@ -1399,6 +1401,98 @@ static char *generate_from_headers(struct elaborator *el)
 	return sb_steal(&sb);
 }
 
+/*
+ * The tapset as files the index can take one at a time: the aliases of each system call
+ * NAME (syscall.NAME, nd_syscall.NAME, tp_syscall.NAME and their .return) in
+ * syscall-NAME.stp, its 32-bit ones in syscall32-NAME.stp, the rest (the global, the
+ * functions, syscall_any) in syscalls.stp, written last: a folder with syscalls.stp is
+ * whole.  A script or -L that names one system call parses a few kilobytes, not the
+ * 1.5 MB of them all; and as the files come in name order, a wildcard's probes come in
+ * the order of the text as generated (every 64-bit call, then the 32-bit ones).
+ */
+struct syscall_file {
+	char *name;
+	struct strbuf text;
+};
+
+/* The NAME of a line "probe syscall.NAME...", "probe nd_syscall.NAME..." or
+ * "probe tp_syscall.NAME...", else NULL. */
+static char *alias_syscall(const char *line)
+{
+	static const char *const families[] = { "syscall.", "nd_syscall.", "tp_syscall.", NULL };
+
+	if (!starts_with(line, "probe "))
+		return NULL;
+	line += strlen("probe ");
+	for (int i = 0; families[i]; i++)
+		if (starts_with(line, families[i])) {
+			const char *name = line + strlen(families[i]);
+
+			return xstrndup(name, strcspn(name, ". =\n"));
+		}
+	return NULL;
+}
+
+static bool install_split(const char *dir, const char *text)
+{
+	struct syscall_file *files = NULL;
+	struct strbuf rest = { 0 };
+	struct strbuf *into = &rest;
+	int nfiles = 0;
+	bool ok = true, ia32 = false;
+
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		char *name;
+
+		if (line[len] == '\n')
+			len++;
+		/* a top-level line begins the next part: an alias, a comment, a definition */
+		if (starts_with(line, "probe ") || starts_with(line, "//") ||
+		    starts_with(line, "function ") || starts_with(line, "global ")) {
+			into = &rest;
+			if (starts_with(line, IA32_HEADING))
+				ia32 = true;
+			if ((name = alias_syscall(line))) {
+				char *file = xasprintf("%s-%s", ia32 ? "syscall32" : "syscall", name);
+				int i = 0;
+
+				free(name);
+				name = file;
+
+				while (i < nfiles && strcmp(files[i].name, name) != 0)
+					i++;
+				if (i == nfiles) {
+					files = xrealloc(files, (nfiles + 1) * sizeof(*files));
+					files[nfiles++] = (struct syscall_file){ .name = xstrdup(name) };
+				}
+				into = &files[i].text;
+				free(name);
+			}
+		}
+		sb_putn(into, line, len);
+		line += len;
+	}
+	for (int i = 0; i < nfiles; i++) {
+		char *path = xasprintf("%s/%s.stp", dir, files[i].name);
+
+		if (ok && install_file(path, files[i].text.data, files[i].text.len) != 0)
+			ok = false;
+		free(path);
+		free(files[i].name);
+		sb_free(&files[i].text);
+	}
+	free(files);
+	if (ok) {
+		char *path = xasprintf("%s/syscalls.stp", dir);
+
+		ok = install_file(path, rest.data ? rest.data : "", rest.len) == 0;
+		free(path);
+	}
+	sb_free(&rest);
+	return ok;
+}
+
 char *syscall_tapset_dir(struct elaborator *el)
 {
 	struct session *s = el->session;
@@ -1421,7 +1515,7 @@ char *syscall_tapset_dir(struct elaborator *el)
 	path = xasprintf("%s/syscalls.stp", dir);
 	if (stat(path, &st) != 0) {
 		text = k ? generate(k) : generate_from_headers(el);
-		if (!text || make_dirs(dir) != 0 || install_file(path, text, strlen(text)) != 0) {
+		if (!text || make_dirs(dir) != 0 || !install_split(dir, text)) {
 			free(dir);
 			dir = NULL;
 		}

@@ -688,9 +688,10 @@ void tapset_load_every_file(struct elaborator *el)
 
 /* ---- the names the index has ---- */
 
-bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i)
+/* The I-th definition of KIND (tapset_names()'s order). */
+static struct tapset_definition *nth_definition(struct tapset_index *ix,
+						enum tapset_definition_kind kind, int i)
 {
-	struct tapset_definition *d;
 	int first = 0, end = ix->ndefinitions;
 
 	while (first < end) {	/* the first definition of KIND: they are sorted by kind */
@@ -701,8 +702,24 @@ bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kin
 		else
 			end = mid;
 	}
-	d = &ix->definitions[first + i];
+	return &ix->definitions[first + i];
+}
+
+bool tapset_name_parsed(struct tapset_index *ix, enum tapset_definition_kind kind, int i)
+{
+	struct tapset_definition *d = nth_definition(ix, kind, i);
+
 	return ix->files[d->file].parsed || ix->files[d->file].parse_failed;
+}
+
+void tapset_load_nth(struct elaborator *el, enum tapset_definition_kind kind, int i)
+{
+	struct tapset_index *ix = el->tapsets;
+	struct tapset_definition *d = nth_definition(ix, kind, i);
+	struct stapfile *file = parse_tapset_file(ix, &ix->files[d->file], &el->errors);
+
+	if (file)
+		add_program_file(el, file);
 }
 
 int tapset_names(struct tapset_index *ix, enum tapset_definition_kind kind,
