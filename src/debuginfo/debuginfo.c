@@ -367,6 +367,33 @@ struct dw_module *debuginfo_headers(struct debuginfo *di, const char *spec)
 	return m->dwarf ? m : NULL;
 }
 
+struct dw_module *debuginfo_kernel_headers(struct debuginfo *di, const char *spec)
+{
+	char *name = xasprintf("kernel%s", spec), *object;
+	struct dw_module *m;
+
+	/* opened as a user-space file is (its DWARF read now, no tables kept), but its types
+	 * describe kernel memory: the caller knows */
+	for (m = di->modules; m; m = m->next)
+		if (m->is_user && strcmp(m->name, name) == 0) {
+			free(name);
+			return m->dwarf ? m : NULL;
+		}
+	object = dw_compile_kernel_headers(di->session, spec);
+	m = object ? open_module(di, name, object, false, true, false) : NULL;
+	free(object);
+	if (!m) {	/* remembered, so that kbuild's messages come once */
+		m = xcalloc(1, sizeof(*m));
+		m->name = xstrdup(name);
+		m->path = xstrdup(name);
+		m->is_user = m->open_failed = true;
+	}
+	free(name);
+	m->next = di->modules;
+	di->modules = m;
+	return m->dwarf ? m : NULL;
+}
+
 void debuginfo_close(struct debuginfo *di, struct dw_module *m)
 {
 	struct dw_module **link = &di->modules;

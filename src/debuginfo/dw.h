@@ -127,6 +127,9 @@ struct dw_module *debuginfo_program(struct debuginfo *di, const char *target, co
 /* The types of the C headers SPEC names ("<sys/un.h>"), compiled once a run; NULL if
  * they do not compile (after the compiler's messages). */
 struct dw_module *debuginfo_headers(struct debuginfo *di, const char *spec);
+/* The types of the kernel's headers of "kernel<linux/sched.h>" (SPEC: "<linux/sched.h>"),
+ * compiled by the kernel's kbuild once per kernel; NULL if they do not compile. */
+struct dw_module *debuginfo_kernel_headers(struct debuginfo *di, const char *spec);
 /* Frees a module's DWARF and tables (a later debuginfo_module() opens it again), unless
  * a probe of the program uses it (in_use). */
 void debuginfo_close(struct debuginfo *di, struct dw_module *m);
@@ -172,6 +175,9 @@ bool dw_is_header_spec(const char *spec);
 /* An object with the DWARF of SPEC's headers' types (the compiler's messages shown
  * and a warning when it fails: NULL); the caller opens it, then removes it. */
 char *dw_compile_headers(struct session *s, const char *spec);
+/* The same for the target kernel's headers ("<linux/videodev2.h>" of "kernel<...>"),
+ * compiled by its kbuild and kept in the cache (the caller must not remove it). */
+char *dw_compile_kernel_headers(struct session *s, const char *spec);
 
 /* ---- dwarf_module.c ---- */
 

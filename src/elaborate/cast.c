@@ -5,8 +5,8 @@
  *   @cast(p, "type"[, "module[:module...]"])  P is the address of a TYPE (a struct, union
  *          or typedef of one: "task_struct" or "struct task_struct") of the first module
  *          that has it; by default the module of the probe (for a module's DWARF probe),
- *          else the kernel; "kernel<linux/sched.h>" (a header stap would compile) is
- *          the kernel's debuginfo
+ *          else the kernel; "kernel<linux/sched.h>": the kernel's types, or (those it
+ *          lacks) the header's compiled by the kernel's kbuild
  *   @var("name@file"[, "module"])  the global NAME of the unit compiled from FILE (any
  *          unit without @file; the shortest path that matches, as stap chooses)
  * Both take ->member, [index], & and the $ and $$ of pretty-printing, as target
@@ -118,10 +118,22 @@ bool resolve_cast(struct elaborator *el, struct derived_probe *context, struct n
 	for (char *m = strtok_r(list, ":", &save); m && !type; m = strtok_r(NULL, ":", &save)) {
 		struct dw_module *mod;
 
-		/* "kernel<linux/sched.h>": stap compiles the header; the kernel's debuginfo has
-		 * the same types */
-		if (starts_with(m, "kernel<"))
-			m[strlen("kernel")] = '\0';
+		/* "kernel<linux/sched.h>": the kernel's own types (debuginfo or BTF) where it
+		 * has them, else those of the headers compiled by its kbuild, as stap does */
+		if (starts_with(m, "kernel<") && dw_is_header_spec(m + strlen("kernel"))) {
+			char *headers = m + strlen("kernel");
+
+			if (kernel_types_from_btf(el)) {
+				type = btf_type_named(el, "kernel", n->type_name);
+			} else if ((mod = debuginfo_kernel(elaborator_debuginfo(el))) &&
+				   dw_find_type(mod, n->type_name, &die)) {
+				type = ctype_of_die(&die);
+			}
+			if (!type && (mod = debuginfo_kernel_headers(elaborator_debuginfo(el), headers)) &&
+			    dw_find_type(mod, n->type_name, &die))
+				type = ctype_of_die(&die);
+			continue;
+		}
 		if (dw_is_header_spec(m)) {	/* "<sys/un.h>": a user-space program's types */
 			mod = debuginfo_headers(elaborator_debuginfo(el), m);
 			if (mod && dw_find_type(mod, n->type_name, &die)) {
