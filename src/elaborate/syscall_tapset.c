@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-20"
+#define GENERATOR "syscalls-21"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -1447,9 +1447,10 @@ static bool install_split(const char *dir, const char *text)
 
 		if (line[len] == '\n')
 			len++;
-		/* a top-level line begins the next part: an alias, a comment, a definition */
-		if (starts_with(line, "probe ") || starts_with(line, "//") ||
-		    starts_with(line, "function ") || starts_with(line, "global ")) {
+		/* a line at the left margin begins the next part (an alias, a comment, a
+		 * definition, embedded C, and each line of that); an alias's body is indented
+		 * but for its braces */
+		if (*line != '\t' && *line != ' ' && *line != '\n' && *line != '{' && *line != '}') {
 			into = &rest;
 			if (starts_with(line, IA32_HEADING))
 				ia32 = true;
