@@ -1,28 +1,32 @@
 # examples-run.sh - Debian's example scripts run in the guest, not only built: each example
-# of testsuite/examples/pass.list (those that build) whose NAME.meta has a test_installcheck
-# line of the form `stap ARGS` is run as that line says, with its workload (-c, -T, its
-# arguments), all in one boot of the reference kernel (testsuite/vm/vm-batch).  An example
-# runs cleanly when staprun ends with status 0, the kernel log stays clean, and no line of
-# its standard error starts with ERROR; those that print nothing in that time (a report
-# every 5 s, and -T 1) are counted apart.
+# that builds (testsuite/examples/pass.list, pass.SERIES.list for the second kernel) whose
+# NAME.meta has a test_installcheck line of the form `stap ARGS` is run as that line says,
+# with its workload (-c, -T, its arguments), all in one boot of the kernel
+# (testsuite/vm/vm-batch --userland: the guest's sh is dash, with the host's GNU tools, as
+# stap-vm's is), first on the reference kernel, then on the second one (lines
+# "examples-run 6.12: NAME").  An example runs cleanly when staprun ends with status 0, the
+# kernel log stays clean, and no line of its standard error starts with ERROR; those that
+# print nothing in that time (a report every 5 s, and -T 1) are counted apart.
 #
-#   testsuite/examples/runs.list   the examples that run cleanly: each must go on doing so
+#   testsuite/examples/runs.list         the examples that run cleanly: each must go on so
+#   testsuite/examples/runs.SERIES.list  the same on the second kernel (runs.6.12.list)
 #
 # How a stap command line becomes a job: stap --vm ARGS builds the module (the examples
 # layer's builds are in the module cache) and runs pass 5 through STAPLER_PASS5_PROGRAM, a
-# stand-in for stap-vm that copies the module and writes `staprun STAPRUN-ARGS` as the job.
-# Lines that are more than stap (an environment prefix, a pipe into stap) are left out, and
-# so are examples that probe host programs (stap-vm's --file): the batch guest has only
-# busybox.
+# stand-in for stap-vm that copies the module and writes `staprun STAPRUN-ARGS` as the job;
+# the host programs and libraries the script probes (stap-vm's --file) go into the guest at
+# their paths.  Lines that are more than stap (an environment prefix, a pipe into stap) are
+# left out.
 # A script still running after 10 s gets SIGINT, as from its user, and ends with its end
-# probes.  STAPLER_UPDATE=1 rewrites runs.list from this run; STAPLER_EXAMPLES_ONLY='glob'
-# runs only the examples whose names match.  Not in `make check` (about 15 minutes):
-# `make check-examples-run`.
+# probes.  STAPLER_UPDATE=1 rewrites the runs lists from this run; STAPLER_EXAMPLES_ONLY='glob'
+# runs only the examples whose names match; STAPLER_SECOND_KERNEL_RELEASE=none (or
+# STAPLER_EXAMPLES_KERNELS=reference) leaves the second kernel out, and
+# STAPLER_EXAMPLES_KERNELS=second the reference one.  Not in `make check` (about 15
+# minutes a kernel): `make check-examples-run`.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 examples=/usr/share/systemtap/examples
-list=$top/testsuite/examples/runs.list
-if ! rel=$("$top/testsuite/vm/reference-release" 2>/dev/null); then
+if ! reference=$("$top/testsuite/vm/reference-release" 2>/dev/null); then
 	skip "examples-run: every example (no reference kernel headers; run ./setup)"
 	exit 0
 fi
@@ -30,7 +34,12 @@ if [ ! -d "$examples" ]; then
 	skip "examples-run: every example (no $examples: apt-get install systemtap-doc)"
 	exit 0
 fi
-work=$WORK/examples-run
+
+# examples_run REL PASSLIST RUNSLIST LABEL: the examples of PASSLIST run on REL, in one boot;
+# those of RUNSLIST must run cleanly; test lines begin with LABEL.
+examples_run() {
+local rel=$1 passlist=$2 list=$3 label=$4
+work=$WORK/examples-run/$rel
 rm -rf "$work"
 mkdir -p "$work/batch" "$work/src"
 
@@ -43,7 +52,7 @@ set -u
 job=$STAPLER_EXAMPLE_JOB
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	case "$1" in
-	--file) echo "probes a host program ($2)" >"$job.why"; exit 3 ;;
+	--file) printf '%s\n' "$2" >>"$job.files"; shift ;;
 	--sysroot) echo "needs --sysroot" >"$job.why"; exit 3 ;;
 	esac
 	shift
@@ -54,7 +63,9 @@ run="staprun"
 for a in "$@"; do
 	case "$a" in
 	/*.ko)
-		cp "$a" "$job/" || exit 4
+		# without its debug information (6.12's modules carry 2-3 MB of it, and a
+		# batch of them would not fit the guest's memory as an initramfs)
+		strip --strip-debug -o "$job/${a##*/}" "$a" 2>/dev/null || cp "$a" "$job/" || exit 4
 		a=${a##*/}
 		;;
 	esac
@@ -78,7 +89,7 @@ chmod 755 "$recorder"
 
 mapfile -t names < <(while read -r n; do
 	[[ -z "${STAPLER_EXAMPLES_ONLY:-}" || $n == ${STAPLER_EXAMPLES_ONLY} ]] && echo "$n"
-done <"$top/testsuite/examples/pass.list")
+done <"$passlist")
 
 # make_job NAME: the guest job of example NAME in $work/batch, or the reason for none in
 # $work/batch/JOB.why
@@ -136,8 +147,13 @@ done
 
 results=$work/results
 if [ ${#jobs[@]} -gt 0 ]; then
-	"$top/testsuite/vm/vm-batch" --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" \
-		"$work/batch" "$results" >"$work/vm-batch.log" 2>&1
+	# the host files the scripts probe, each once
+	files=()
+	while IFS= read -r f; do
+		files+=(--file "$f")
+	done < <(cat "$work"/batch/*.files 2>/dev/null | sort -u)
+	"$top/testsuite/vm/vm-batch" --userland --rel "$rel" --bin "$STAPRUN" --bin "$STAPIO" \
+		${files[@]+"${files[@]}"} "$work/batch" "$results" >"$work/vm-batch.log" 2>&1
 fi
 
 clean=0 printed=0
@@ -145,9 +161,9 @@ for name in "${names[@]}"; do
 	r=$results/${name//\//.}
 	if [ -n "${why[$name]:-}" ]; then
 		if grep -qxF "$name" "$list" 2>/dev/null && [ "$UPDATE" != 1 ]; then
-			fail "examples-run: $name (listed in runs.list)" "${why[$name]}"
+			fail "$label: $name (listed in ${list##*/})" "${why[$name]}"
 		else
-			skip "examples-run: $name (${why[$name]})"
+			skip "$label: $name (${why[$name]})"
 		fi
 		continue
 	fi
@@ -171,19 +187,36 @@ for name in "${names[@]}"; do
 			note=" (printed nothing in its run)"
 		fi
 		if grep -qxF "$name" "$list" 2>/dev/null || [ "$UPDATE" = 1 ]; then
-			pass "examples-run: $name$note"
+			pass "$label: $name$note"
 		else
-			pass "examples-run: $name$note (runs cleanly now: add it to testsuite/examples/runs.list)"
+			pass "$label: $name$note (runs cleanly now: add it to testsuite/examples/${list##*/})"
 		fi
 	elif grep -qxF "$name" "$list" 2>/dev/null && [ "$UPDATE" != 1 ]; then
-		fail "examples-run: $name (listed in runs.list)" "$problem" \
+		fail "$label: $name (listed in ${list##*/})" "$problem" \
 			"stderr:" "$(head -n 20 "$r/stderr" 2>/dev/null)"
 	else
-		skip "examples-run: $name ($problem)"
+		skip "$label: $name ($problem)"
 	fi
 done
 if [ "$UPDATE" = 1 ]; then
 	sort "$work/clean" >"$list" 2>/dev/null || : >"$list"
 fi
-echo "examples-run: $clean of ${#names[@]} examples that build ran cleanly in the guest," \
+echo "$label: $clean of ${#names[@]} examples that build ran cleanly in the guest," \
 	"$printed of them printing something ($rel, ${#jobs[@]} jobs in one boot)"
+}
+
+kernels=${STAPLER_EXAMPLES_KERNELS:-reference second}
+[[ " $kernels " != *" reference "* ]] ||
+	examples_run "$reference" "$top/testsuite/examples/pass.list" \
+		"$top/testsuite/examples/runs.list" examples-run
+if [[ " $kernels " != *" second "* ]]; then
+	:
+elif ! second=$("$top/testsuite/vm/reference-release" --second 2>/dev/null); then
+	skip "examples-run: the second kernel (none: STAPLER_SECOND_KERNEL_RELEASE=none)"
+elif [ ! -d "/lib/modules/$second/build" ]; then
+	skip "examples-run: the second kernel (no build tree for $second; run ./setup)"
+else
+	series=$(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$second")
+	examples_run "$second" "$top/testsuite/examples/pass.$series.list" \
+		"$top/testsuite/examples/runs.$series.list" "examples-run $series"
+fi
