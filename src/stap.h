@@ -506,6 +506,7 @@ struct stapfile {
 	struct macro *macros;		/* its own @defines */
 	bool empty_after_preprocessing;
 	bool probes_derived;		/* a tapset file's own probes are in the program */
+	const struct program *in_program;	/* the program whose files it is among */
 	struct stapfile *next;
 };
 

@@ -61,6 +61,12 @@ struct elaborator {
 	 * program has more files than ALIAS_FILES */
 	struct alias_entry *aliases;
 	int naliases, alias_files;
+	/* tapset.c: the program's files that declare globals, and those that define
+	 * functions, in the program's order (of the 800 files a syscall.* script loads, a
+	 * few: resolve.c looks in these) */
+	struct stapfile **files_tail;	/* where the next file of the program goes */
+	struct stapfile **global_files, **function_files;
+	int nglobal_files, nfunction_files;
 	struct function **function_tail;
 	struct symbol **global_tail;
 	struct probe_body **body_tail;

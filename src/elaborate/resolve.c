@@ -62,9 +62,11 @@ static struct symbol *find_global(struct elaborator *el, const char *name, struc
 	struct stapfile *file;
 	struct symbol *g;
 
-	for (file = el->prog->files; file; file = file->next)
+	for (int i = 0; i < el->nglobal_files; i++) {
+		file = el->global_files[i];
 		if ((g = find_symbol(file->globals, name)) && (!g->private_ || file == from))
 			return g;
+	}
 	file = tapset_load(el, TAPSET_GLOBAL, name);
 	if (!file)
 		return NULL;
@@ -137,12 +139,15 @@ static int find_functions(struct elaborator *el, const char *name, struct stapfi
 
 	tapset_load_all(el, TAPSET_FUNCTION, name);
 	*out = NULL;
-	for (struct stapfile *file = el->prog->files; file; file = file->next)
+	for (int i = 0; i < el->nfunction_files; i++) {
+		struct stapfile *file = el->function_files[i];
+
 		for (struct function *f = file->functions; f; f = f->next)
 			if (strcmp(f->name, name) == 0 && (!f->private_ || file == from)) {
 				*out = xrealloc(*out, (n + 1) * sizeof(**out));
 				(*out)[n++] = f;
 			}
+	}
 	return n;
 }
 

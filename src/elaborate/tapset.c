@@ -633,12 +633,24 @@ static void check_alias_names(struct elaborator *el, struct stapfile *file)
 
 void add_program_file(struct elaborator *el, struct stapfile *file)
 {
-	struct stapfile **tail;
-
-	for (tail = &el->prog->files; *tail; tail = &(*tail)->next)
-		if (*tail == file)
-			return;
-	*tail = file;
+	if (file->in_program == el->prog)
+		return;
+	if (!el->files_tail)
+		el->files_tail = &el->prog->files;
+	while (*el->files_tail)
+		el->files_tail = &(*el->files_tail)->next;
+	*el->files_tail = file;
+	file->in_program = el->prog;
+	if (file->globals) {
+		el->global_files = xrealloc(el->global_files,
+					    (el->nglobal_files + 1) * sizeof(*el->global_files));
+		el->global_files[el->nglobal_files++] = file;
+	}
+	if (file->functions) {
+		el->function_files = xrealloc(el->function_files, (el->nfunction_files + 1) *
+					      sizeof(*el->function_files));
+		el->function_files[el->nfunction_files++] = file;
+	}
 	check_alias_names(el, file);
 	for (struct symbol *g = file->globals; g; g = g->next)
 		g->file = file;
