@@ -144,6 +144,8 @@ static int run_logged(struct strlist *argv, const char *log)
 
 char *dw_compile_kernel_headers(struct session *s, const char *spec)
 {
+	static const char kbuild[] = "ccflags-y := -g -fno-eliminate-unused-debug-types\n"
+				     "obj-m := types.o\n";
 	struct strlist names = { 0 }, argv = { 0 };
 	struct strbuf source = { 0 };
 	char *dir = NULL, *object = NULL, *work = NULL, *key, *path, *log = NULL;
@@ -186,8 +188,7 @@ char *dw_compile_kernel_headers(struct session *s, const char *spec)
 	write_file(path, source.data, source.len);
 	free(path);
 	path = xasprintf("%s/Kbuild", work);
-	write_file(path, "ccflags-y := -g -fno-eliminate-unused-debug-types\nobj-m := types.o\n",
-		   strlen("ccflags-y := -g -fno-eliminate-unused-debug-types\nobj-m := types.o\n"));
+	write_file(path, kbuild, strlen(kbuild));
 	free(path);
 	strlist_add(&argv, "make");
 	path = xasprintf("-C%s", s->kernel_build_dir);
