@@ -34,6 +34,7 @@ struct stp_kprobe_probe {
 	 * the probe's address; it runs only when the return address on the stack is one */
 	const long *callers;
 	int ncallers;
+	const struct stp_call_chain *chain;	/* .callees(N): the frames above (callers.c) */
 	/* a return probe's @entry(...): the handler its function's entry runs, and the
 	 * bytes each instance keeps for the return (kretprobe instance data) */
 	const struct stp_probe *entry_probe;
@@ -95,6 +96,9 @@ static bool stp_kprobe_from_caller(const struct stp_kprobe_probe *k, struct pt_r
 #ifndef STAP_CALLEE_MATCHALL
 	unsigned long ret;
 
+	if (k->chain)
+		return stp_call_chain_matches(k->chain, stp_kprobe_function_start(k, at),
+					      kernel_stack_pointer(regs), regs->bp, false);
 	if (!k->ncallers)
 		return true;
 	at = stp_kprobe_function_start(k, at);
@@ -167,7 +171,7 @@ static int stp_kprobe_register_one(struct stp_kprobe_probe *k)
 		return register_kprobe(kp);
 	}
 	k->u.krp.handler = stp_kretprobe_handler;
-	if (k->entry_probe || k->ncallers) {
+	if (k->entry_probe || k->ncallers || k->chain) {
 		k->u.krp.entry_handler = stp_kretprobe_entry_handler;
 		k->u.krp.data_size = k->data_size;
 	}

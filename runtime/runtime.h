@@ -355,6 +355,7 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #include "arith.c"
 #include "memory.c"
 #include "target_vars.c"
+#include "callers.c"
 #include "format.c"
 #include "stat.c"
 #include "map.c"

@@ -46,6 +46,7 @@ struct stp_uprobe_probe {
 	 * the probe's address; it runs only for those calls */
 	const long *callers;
 	int ncallers;
+	const struct stp_call_chain *chain;	/* .callees(N): the frames above (callers.c) */
 	/* run-time state */
 	struct uprobe_consumer consumer;
 	struct uprobe_consumer entry_consumer;
@@ -157,7 +158,10 @@ static int stp_uprobe_handler(struct uprobe_consumer *self, struct pt_regs *regs
 		.user_bias = instruction_pointer(regs) - u->vaddr,
 	};
 
-	if (stp_uprobe_wanted(u) &&
+	if (!stp_uprobe_wanted(u))
+		return 0;
+	if (u->chain ? stp_call_chain_matches(u->chain, instruction_pointer(regs),
+					      user_stack_pointer(regs), regs->bp, true) :
 	    (!u->ncallers || stp_uprobe_from_caller(u, instruction_pointer(regs),
 						    stp_uprobe_return_address(regs))))
 		stp_probe_run_hit(u->probe, STP_SESSION_RUNNING, &hit);

@@ -310,6 +310,12 @@ enum dw_site_kind {
 	DW_SITE_SYMBOL,		/* an ELF symbol without DWARF */
 };
 
+/* One frame up the stack: where the calls that may have made it return (link-time). */
+struct dw_call_level {
+	uint64_t *returns;
+	int nreturns;
+};
+
 /* A place a probe goes. */
 struct dw_site {
 	enum dw_site_kind kind;
@@ -323,12 +329,14 @@ struct dw_site {
 	int line;
 	const char *label;	/* DW_SITE_LABEL */
 	int asked_line;		/* a statement's single line asked with .nearest (-l names it) */
-	/* .callee(...): the function whose call this is; at a callee's entry (not an
-	 * inlined one), where the caller's calls of it return: the probe runs only when
-	 * the return address on the stack is one of these */
+	/* .callee(...) and .callees(N): the function whose call this is, and the calls
+	 * that must be on the stack for the probe to run, innermost first: the frame the
+	 * probe's address is in returns to one of levels[0]'s addresses, that caller's
+	 * frame to one of levels[1]'s, and so on.  A direct callee's entry has one level
+	 * (its caller's calls of it); an inlined instance in the caller's own code none. */
 	const struct dw_function *caller;
-	uint64_t *returns;
-	int nreturns;
+	struct dw_call_level *levels;
+	int nlevels;
 };
 
 enum dw_function_filter {
@@ -346,6 +354,7 @@ struct dw_sites {
 	int nrefused;
 	bool functions_found;	/* statements, labels: functions matched (not their lines, labels) */
 	char *line_error;	/* statements: "no line records for FILE:N ..." (the caller's) */
+	bool too_many;		/* .callees(N): stopped at DW_CALLEES_MAX sites */
 };
 
 enum dw_prologue { DW_PROLOGUE_AUTO, DW_PROLOGUE_ALWAYS, DW_PROLOGUE_NEVER };
@@ -360,9 +369,13 @@ void dw_label_sites(struct dw_module *m, const struct dw_pattern *pat, const cha
 /* ---- dwarf_callees.c ---- */
 
 /* .callee(CALLEE) of the functions CALLER names: the inlined instances in their bodies
- * and, for their call sites, the callees' entries with the return addresses. */
+ * and, for their call sites, the callees' entries with the return addresses; with DEPTH
+ * > 1 (.callees(N)) the callees of those callees too, N levels down. */
 void dw_callee_sites(struct dw_module *m, const struct dw_pattern *caller, const char *callee,
-		     enum dw_function_filter filter, struct dw_sites *out);
+		     int depth, enum dw_function_filter filter, struct dw_sites *out);
+/* Each level of .callees(N) about doubles the sites: past this many the walk stops
+ * (too_many) rather than run out of time or memory. */
+#define DW_CALLEES_MAX 100000
 
 /* -l: one site per function PAT names, from the index alone (no address for inlines). */
 void dw_function_list(struct dw_module *m, const struct dw_pattern *pat,
@@ -413,6 +426,21 @@ bool dw_compile_location(struct dw_module *m, Dwarf_Die *var, Dwarf_Die *scope,
 /* The canonical frame address at ADDR as DWARF register REGNO plus OFFSET, as the call
  * frame information has it there; false when it is not that simple. */
 bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset);
+
+/* How the frame that ADDR is in finds its caller's (.callees(N) walks them): the CFA
+ * rule, and where the frame keeps its caller's frame pointer (DWARF register 6, rbp). */
+enum dw_bp_rule {
+	DW_BP_SAME,		/* the frame did not change it */
+	DW_BP_SAVED,		/* saved at CFA + bp_offset */
+	DW_BP_LOST,		/* not known there */
+};
+struct dw_frame_rule {
+	int cfa_regno;
+	int64_t cfa_offset;
+	enum dw_bp_rule bp;
+	int64_t bp_offset;
+};
+bool dw_frame_rule(struct dw_module *m, uint64_t addr, struct dw_frame_rule *rule);
 
 /* dwarf_scope.c: the variable NAME in scope at SITE: the blocks holding its address,
  * the function (or inlined instance), then the unit's globals.  False if none; then

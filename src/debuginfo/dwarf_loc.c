@@ -236,7 +236,34 @@ static void call_frame_cfa(struct compile *k)
 	free(frame);
 }
 
-bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset)
+/* Where the frame keeps the caller's register REGNO, as a dw_bp_rule. */
+static enum dw_bp_rule saved_register(Dwarf_Frame *frame, int regno, int64_t *offset)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_register(frame, regno, mem, &ops, &n) != 0)
+		return DW_BP_LOST;
+	if (n == 0)	/* same_value (no ops) or undefined (ops_mem) */
+		return ops ? DW_BP_LOST : DW_BP_SAME;
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return DW_BP_LOST;
+	if (n == 1) {
+		*offset = 0;
+		return DW_BP_SAVED;
+	}
+	if (n == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*offset = (int64_t)ops[1].number;	/* libdw folds a negative offset so */
+		return DW_BP_SAVED;
+	}
+	if (n == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus) {
+		*offset = (int64_t)ops[1].number;
+		return DW_BP_SAVED;
+	}
+	return DW_BP_LOST;
+}
+
+bool dw_frame_rule(struct dw_module *m, uint64_t addr, struct dw_frame_rule *rule)
 {
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(m->dwfl_module, &bias);
@@ -252,14 +279,29 @@ bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset
 	     ((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) ||
 	      ops[0].atom == DW_OP_bregx);	/* libdw gives a DW_CFA_def_cfa rule so */
 	if (ok && ops[0].atom == DW_OP_bregx) {
-		*regno = (int)ops[0].number;
-		*offset = (int64_t)ops[0].number2;
+		rule->cfa_regno = (int)ops[0].number;
+		rule->cfa_offset = (int64_t)ops[0].number2;
 	} else if (ok) {
-		*regno = ops[0].atom - DW_OP_breg0;
-		*offset = (int64_t)ops[0].number;
+		rule->cfa_regno = ops[0].atom - DW_OP_breg0;
+		rule->cfa_offset = (int64_t)ops[0].number;
+	}
+	if (ok) {
+		rule->bp_offset = 0;
+		rule->bp = saved_register(frame, 6, &rule->bp_offset);
 	}
 	free(frame);
 	return ok;
+}
+
+bool dw_cfa_rule(struct dw_module *m, uint64_t addr, int *regno, int64_t *offset)
+{
+	struct dw_frame_rule rule;
+
+	if (!dw_frame_rule(m, addr, &rule))
+		return false;
+	*regno = rule.cfa_regno;
+	*offset = rule.cfa_offset;
+	return true;
 }
 
 static const char *op_name(unsigned int atom)

@@ -56,8 +56,10 @@ void read_dwarf_point(struct probe_point *pp, struct dwarf_point *dp)
 			dp->absolute = true;
 		else if (strcmp(c->name, "label") == 0)
 			dp->label = component_string(c, &present);
-		else if (strcmp(c->name, "callee") == 0)
+		else if (strcmp(c->name, "callee") == 0) {
 			dp->callee = component_string(c, &present);
+			dp->callees_depth = 1;
+		}
 		else if (strcmp(c->name, "callees") == 0) {
 			dp->callee = "*";
 			dp->callees_depth = c->arg ? component_number(c, &present) : 1;

@@ -88,6 +88,7 @@ struct kprobe_entry {
 	/* a callee's entry: the return addresses it runs for, from the probe's address */
 	const int64_t *callers;
 	int ncallers;
+	const char *chain;	/* .callees(N): ", .chain = ..." (NULL: none) */
 };
 /* ", .callers = (const long[]){ -5, 12 }, .ncallers = 2": a callee's (NONE: nothing) */
 void emit_callers(struct strbuf *sb, const int64_t *callers, int ncallers);

@@ -226,13 +226,69 @@ static bool place_in_file(struct elaborator *el, const struct dwarf_point *dp,
 static bool callee_returns(const struct dw_site *site, struct dwarf_probe *p)
 {
 	const struct dw_module *m = site->module;
+	const struct dw_call_level *level = &site->levels[0];
 
-	p->callers = xcalloc(site->nreturns, sizeof(*p->callers));
-	for (int i = 0; i < site->nreturns; i++)
+	p->callers = xcalloc(level->nreturns, sizeof(*p->callers));
+	for (int i = 0; i < level->nreturns; i++)
 		if (m->is_kernel || m->is_user ||
-		    text_section(m, site->returns[i]) == text_section(m, site->addr))
-			p->callers[p->ncallers++] = (int64_t)(site->returns[i] - site->addr);
+		    text_section(m, level->returns[i]) == text_section(m, site->addr))
+			p->callers[p->ncallers++] = (int64_t)(level->returns[i] - site->addr);
 	return p->ncallers > 0;
+}
+
+/* A frame rule the runtime can follow: the CFA from the stack or frame pointer. */
+static bool followable(const struct dw_frame_rule *rule)
+{
+	return (rule->cfa_regno == 6 || rule->cfa_regno == 7) &&
+	       rule->cfa_offset >= INT32_MIN && rule->cfa_offset <= INT32_MAX &&
+	       rule->bp_offset >= INT32_MIN && rule->bp_offset <= INT32_MAX;
+}
+
+/*
+ * .callees(N) below a direct callee (or an instance inlined in a called function): the
+ * frames up the stack and the calls each may return to, as callee_returns() has them,
+ * each call with the frame rule of the function it returns into, by which the runtime
+ * finds the next frame.  False when a level keeps no call it can follow.
+ */
+static bool callee_chain(const struct dw_site *site, struct dwarf_probe *p)
+{
+	struct dw_module *m = site->module;
+
+	if (!dw_frame_rule(m, site->addr, &p->rule) || !followable(&p->rule))
+		return false;
+	p->chain = xcalloc(site->nlevels, sizeof(*p->chain));
+	for (int l = 0; l < site->nlevels; l++) {
+		const struct dw_call_level *level = &site->levels[l];
+		struct chain_level *to = &p->chain[p->nchain++];
+		bool last = l == site->nlevels - 1;
+
+		to->returns = xcalloc(level->nreturns, sizeof(*to->returns));
+		for (int i = 0; i < level->nreturns; i++) {
+			struct chain_return *r = &to->returns[to->nreturns];
+			uint64_t ret = level->returns[i];
+
+			if (!m->is_kernel && !m->is_user &&
+			    text_section(m, ret) != text_section(m, site->addr))
+				continue;
+			if (!dw_frame_rule(m, ret, &r->rule) || !followable(&r->rule)) {
+				if (!last)
+					continue;
+				r->rule = (struct dw_frame_rule){ .cfa_regno = 7, .bp = DW_BP_LOST };
+			}
+			r->offset = (int64_t)(ret - site->addr);
+			to->nreturns++;
+		}
+		if (!to->nreturns)
+			return false;
+	}
+	return true;
+}
+
+static void free_chain(struct dwarf_probe *p)
+{
+	for (int l = 0; l < p->nchain; l++)
+		free(p->chain[l].returns);
+	free(p->chain);
 }
 
 /* A probe at SITE, named NAME (NULL: as stap names the site). */
@@ -251,8 +307,11 @@ static bool add_site(struct elaborator *el, struct derived_probe *proto,
 	}
 	p = xcalloc(1, sizeof(*p));
 	if (!(site->module->is_user ? place_in_file : place_in_kernel)(el, dp, site, p) ||
-	    (site->nreturns && !callee_returns(site, p))) {
+	    (site->nlevels == 1 && site->kind == DW_SITE_ENTRY && !callee_returns(site, p)) ||
+	    ((site->nlevels > 1 || (site->nlevels && site->kind != DW_SITE_ENTRY)) &&
+	     !callee_chain(site, p))) {
 		free(p->callers);
+		free_chain(p);
 		free(p);
 		return false;
 	}
@@ -291,7 +350,7 @@ static void find_sites(struct elaborator *el, struct dw_module *m, const struct 
 					 dp->inline_only ? DW_INLINE : DW_ANY;
 
 	if (dp->callee)
-		dw_callee_sites(m, pat, dp->callee, filter, sites);
+		dw_callee_sites(m, pat, dp->callee, (int)dp->callees_depth, filter, sites);
 	else if (dp->statement)
 		dw_statement_sites(m, pat, dp->nearest, sites);
 	else if (dp->label)
@@ -465,10 +524,8 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 	read_dwarf_point(pp, &dp);
 	if (!dp.pattern)
 		return address_build(el, &dp, proto);
-	if (dp.callee && dp.callees_depth != 0 && dp.callees_depth != 1) {
-		semantic_error(el, NULL, dp.callees_depth < 1 ? "invalid .callees depth %" PRId64 :
-			       ".callees(%" PRId64 ") is not supported: the direct callees "
-			       "(.callees, .callees(1)) are", dp.callees_depth);
+	if (dp.callee && dp.callees_depth < 1) {	/* stap's words */
+		semantic_error(el, NULL, ".callees(N) only acceptable for N >= 1");
 		return false;
 	}
 	pat = dw_parse_pattern(dp.pattern, &error);
@@ -511,6 +568,16 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 		opened++;
 		last = m;
 		find_sites(el, m, &dp, pat, &sites);
+		if (sites.too_many) {
+			semantic_error(el, NULL, ".callees(%" PRId64 ") reaches more than %d probe "
+				       "points; ask for fewer levels", dp.callees_depth,
+				       DW_CALLEES_MAX);
+			strlist_free(&names);
+			strlist_free(&dp.files);
+			free(sites.sites);
+			free(sites.refused);
+			return false;
+		}
 		if (sites.line_error) {
 			/* stap says it before the "while resolving" of the "no match" */
 			struct token *resolving = el->resolving;
@@ -763,6 +830,38 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 
 /* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
 
+static void put_rule(struct strbuf *sb, const struct dw_frame_rule *rule)
+{
+	static const char *const bp[] = { "STP_BP_SAME", "STP_BP_SAVED", "STP_BP_LOST" };
+
+	sb_printf(sb, "{ %d, %" PRId64 ", %s, %" PRId64 " }", rule->cfa_regno, rule->cfa_offset,
+		  bp[rule->bp], rule->bp_offset);
+}
+
+/* ", .chain = &(const struct stp_call_chain){ ... }": a .callees(N) probe's frames
+ * (runtime/callers.c), or NULL. */
+static char *chain_initializer(const struct dwarf_probe *p)
+{
+	struct strbuf sb = { 0 };
+
+	if (!p->nchain)
+		return NULL;
+	sb_puts(&sb, ", .chain = &(const struct stp_call_chain){ .rule = ");
+	put_rule(&sb, &p->rule);
+	sb_puts(&sb, ", .levels = (const struct stp_call_level[]){ ");
+	for (int l = 0; l < p->nchain; l++) {
+		sb_puts(&sb, "{ (const struct stp_call_return[]){ ");
+		for (int i = 0; i < p->chain[l].nreturns; i++) {
+			sb_printf(&sb, "%s{ %" PRId64 "L, ", i ? ", " : "", p->chain[l].returns[i].offset);
+			put_rule(&sb, &p->chain[l].returns[i].rule);
+			sb_puts(&sb, " }");
+		}
+		sb_printf(&sb, " }, %d }%s", p->chain[l].nreturns, l + 1 < p->nchain ? ", " : "");
+	}
+	sb_printf(&sb, " }, .nlevels = %d }", p->nchain);
+	return sb_steal(&sb);
+}
+
 static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 {
 	struct dwarf_probe *p = dp->data;
@@ -777,9 +876,11 @@ static void dwarf_entry(struct emitter *e, struct derived_probe *dp)
 				   (p->btf && !p->btf->is_kernel),
 		.callers = p->callers,
 		.ncallers = p->ncallers,
+		.chain = chain_initializer(p),
 	};
 
 	emit_kprobe_entry(e, dp, &entry);
+	free((char *)entry.chain);
 }
 
 /* A uprobe on a program's or library's file: runtime/uprobe.c */
@@ -798,6 +899,12 @@ static void user_entry(struct emitter *e, struct derived_probe *dp)
 	if (p->is_return)
 		sb_puts(sb, ", .is_return = true");
 	emit_callers(sb, p->callers, p->ncallers);
+	if (p->nchain) {
+		char *chain = chain_initializer(p);
+
+		sb_puts(sb, chain);
+		free(chain);
+	}
 	if (p->is_return && dp->handler->nentries) {
 		char *size = entry_offset(dp->handler, dp->handler->nentries);
 

@@ -17,6 +17,17 @@ struct ctype;
 struct elaborator;
 
 /* What pass 3 needs of a DWARF probe, and what the target variables will need. */
+/* A frame up the stack a .callees(N) probe checks: the return addresses it may hold,
+ * from the probe's address, each with the frame rule of the caller it returns into. */
+struct chain_return {
+	int64_t offset;
+	struct dw_frame_rule rule;
+};
+struct chain_level {
+	struct chain_return *returns;
+	int nreturns;
+};
+
 struct dwarf_probe {
 	char *symbol;		/* "vfs_read", or "ext4:ext4_readdir"; NULL: an address, or */
 	char *file;		/* in user space: the file probed, where it runs */
@@ -34,6 +45,11 @@ struct dwarf_probe {
 	 * runs only when the return address on the stack is one of those) */
 	int64_t *callers;
 	int ncallers;
+	/* .callees(N) below a direct callee: the frames it checks up the stack (the
+	 * site's levels), found by the frame rule at its address, then at each return */
+	struct dw_frame_rule rule;
+	struct chain_level *chain;
+	int nchain;
 	int64_t maxactive;
 	struct dw_site site;	/* NULL module for an absolute address */
 	/* a function placed by the kernel's BTF (no DWARF): its module and prototype */

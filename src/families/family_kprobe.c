@@ -230,6 +230,8 @@ void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct
 	if (k->wait_for_module)
 		sb_puts(sb, ", .wait_for_module = true");
 	emit_callers(sb, k->callers, k->ncallers);
+	if (k->chain)
+		sb_puts(sb, k->chain);
 	if (k->is_return && dp->handler->nentries) {	/* @entry(): kept from the entry */
 		char *size = entry_offset(dp->handler, dp->handler->nentries);
 

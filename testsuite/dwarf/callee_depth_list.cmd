@@ -1,0 +1,1 @@
+-l 'kernel.function("ksys_read").callees(3)'

@@ -1,0 +1,1 @@
+--sysroot=@SYSROOT@ -L 'process("/usr/bin/uprog-O2").function("main").callees(3)'
