@@ -209,22 +209,41 @@ struct macro {
 	struct macro *next;
 };
 
+/* A macro library file not read yet: the names it defined, cleanly, when last read. */
+struct deferred_library {
+	char *path;
+	struct strlist names;
+	bool read;
+	struct deferred_library *next;
+};
+
 /* What %( %) conditions test, and the macros every file sees. */
 struct preprocessor {
 	struct session *session;
 	struct macro *library;		/* from the *.stpm files on the tapset path */
+	struct deferred_library *deferred;	/* read when one of their names is used */
 	char *kernel_v, *kernel_vr;	/* "6.1.0", "6.1.0-56-cloud-amd64" */
 	const char *arch, *runtime, *privilege, *compat_version;
 	struct strlist config;		/* "CONFIG_X=y" lines of the target's .config */
 	bool config_loaded;
+	bool config_tested;		/* a condition read a CONFIG_ value */
 };
 
 struct preprocessor *preprocessor_new(struct session *s);
 /* Expands a file's tokens; FILE_MACROS collects the file's own @defines. */
 struct token *preprocess(struct preprocessor *pp, struct token *tokens, bool script_args,
 			 struct macro **file_macros, int *errors);
-/* Reads a macro library (*.stpm): only @define (possibly under %( %)) is allowed. */
-void load_macro_library(struct preprocessor *pp, struct source_file *file, int *errors);
+/* Reads a macro library (*.stpm): only @define (possibly under %( %)) is allowed.  True
+ * when it was clean and what it defines depends only on what the preprocessor's
+ * strings and the session's guru mode say (no CONFIG_ test): then NAMES (if not NULL)
+ * gets the names, which defer_macro_library() may be given next time. */
+bool load_macro_library(struct preprocessor *pp, struct source_file *file, int *errors,
+			struct strlist *names);
+/* A macro library file that defined NAMES cleanly when last read (and is unchanged): it
+ * is read only when a script uses one of them; now if one of them is defined already
+ * (so that the duplicate is reported as when every file is read). */
+void defer_macro_library(struct preprocessor *pp, const char *path,
+			 const struct strlist *names, int *errors);
 
 /* ------------------------------------------------------------------ */
 /* The AST (pass 1)                                                    */

@@ -71,6 +71,37 @@ expect "a tapset file removed since is forgotten" 1 'unresolved function' \
 expect "--disable-cache indexes without the cache" 0 'idx_two' \
 	"${idx_stap[@]}" --disable-cache -e 'probe begin { println(idx_two()) }'
 
+# The macro library's cache (tapset-macros/): a clean, unchanged *.stpm is read only when
+# a script uses one of its macros; a changed one is read again, a broken one every run.
+mkdir -p "$work/mac/lib"
+printf '@define mac_one %%( 1 %%)\n' >"$work/mac/lib/mine.stpm"
+mac_stap=(env STAPLER_CACHE_DIR="$work/mac/cache" "$STAP" -p2 -I "$work/mac/lib")
+expect "a library macro of an -I folder is used (and its file cached)" 0 'mine\.stpm' \
+	bash -c "${mac_stap[*]@Q} -e 'probe begin { println(@mac_one) }' >/dev/null &&
+		cat '$work/mac/cache/tapset-macros/'*"
+expect "a cached library macro is read when a script uses it" 0 '(?s)println\(1\)' \
+	env STAPLER_CACHE_DIR="$work/mac/cache" "$STAP" -p1 -I "$work/mac/lib" \
+	-e 'probe begin { println(@mac_one) }'
+printf '@define mac_two %%( 2 %%)\n' >"$work/mac/lib/mine.stpm"
+expect "a macro file changed since (same size) is read again: its new macro" 0 'println\(2\)' \
+	env STAPLER_CACHE_DIR="$work/mac/cache" "$STAP" -p1 -I "$work/mac/lib" \
+	-e 'probe begin { println(@mac_two) }'
+expect "a macro file changed since (same size) is read again: its old macro is gone" 1 \
+	'undefined macro @mac_one' "${mac_stap[@]}" -e 'probe begin { println(@mac_one) }'
+printf '@define mac_two %%( 3 %%)\n' >"$work/mac/lib/twice.stpm"
+expect "a macro defined again in a file added since is an error, each run (1)" 1 \
+	"duplicate definition of library macro '@mac_two'" \
+	"${mac_stap[@]}" -e 'probe begin { println(1) }'
+expect "a macro defined again in a file added since is an error, each run (2)" 1 \
+	"duplicate definition of library macro '@mac_two'" \
+	"${mac_stap[@]}" -e 'probe begin { println(1) }'
+rm "$work/mac/lib/twice.stpm"
+printf 'probe begin { }\n' >"$work/mac/lib/broken.stpm"
+expect "a broken macro file is told each run (1)" 1 'broken\.stpm" has errors' \
+	"${mac_stap[@]}" -e 'probe begin { println(1) }'
+expect "a broken macro file is told each run (2)" 1 'broken\.stpm" has errors' \
+	"${mac_stap[@]}" -e 'probe begin { println(1) }'
+
 expect "-a x86_64 and -P are accepted" 0 '^begin /\* <- begin \*/' \
 	"$STAP" -p2 -a x86_64 -P -e "$hello"
 expect "-a of another architecture is refused" 1 \

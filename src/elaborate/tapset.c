@@ -37,13 +37,15 @@ struct tapset_definition {
 struct cached_notes {
 	char *path;
 	struct file_identity id;
-	char *notes;		/* "KIND NAME\n" lines */
+	char *notes;		/* "KIND NAME\n" lines, in the cache's text */
 };
 
 struct tapset_index {
 	struct preprocessor *pp;
 	struct cached_notes *cached;	/* the cache's files, in its order */
 	int ncached, next_cached;
+	int *cached_sort, ncached_sort;	/* the cache's sorted order of its notes */
+	char *cache_text;		/* the cache as read: the names of its notes */
 	bool cache_stale;		/* a file was scanned, or one is gone: write it */
 	bool indexing_include_dir;	/* index_file()'s folder is an -I one */
 	struct tapset_file *files;
@@ -144,49 +146,188 @@ static void for_each_file(const char *dir, int (*filter)(const struct dirent *),
 
 /* ---- macro libraries ---- */
 
+/*
+ * Every script sees the library's macros, but a hello world uses none: tokenizing the
+ * library's files was 40% of its passes 1-2.  So a file that was clean when last read,
+ * and is unchanged (size, time, inode), is only noted with the names it defines, and read
+ * when a script uses one (preprocess.c); a new, changed or broken file is read at once,
+ * its errors told as before.  The cache (tapset-macros/, one file per search path and
+ * what conditions test: kernel release, architecture, privilege, --compatible, guru
+ * mode; a file whose conditions read the kernel's CONFIG_ is always read) holds:
+ *	stapler macro library 1
+ *	F SIZE SECONDS NANOSECONDS INODE PATH
+ *	NAME			(the names it defines)
+ */
+#define MACRO_CACHE_MAGIC "stapler macro library 1\n"
+
+struct macro_file {
+	char *path;
+	struct file_identity id;
+	struct strlist names;
+};
+
 struct macro_loading {
 	struct preprocessor *pp;
 	int *errors;
 	int files;
+	struct macro_file *cached, *clean;	/* the cache's files; this run's clean ones */
+	int ncached, nclean;
+	bool stale;			/* a file was read: the cache is written again */
 };
+
+static bool read_identity(const char **p, struct file_identity *id);
+
+static void macro_cache_load(struct macro_loading *ml, const char *path)
+{
+	char *text = read_file(path, NULL), *line, *next;
+	struct macro_file *cur = NULL;
+
+	if (!text || !starts_with(text, MACRO_CACHE_MAGIC)) {
+		free(text);
+		return;
+	}
+	for (line = text + strlen(MACRO_CACHE_MAGIC); *line; line = next) {
+		const char *p = line + 2;
+		struct file_identity id;
+
+		next = strchr(line, '\n');
+		if (!next) {	/* a cut line: the last file's names may not all be there */
+			if (cur)
+				cur->path[0] = '\0';
+			break;
+		}
+		*next++ = '\0';
+		if (line[0] == 'F' && line[1] == ' ') {
+			if (!read_identity(&p, &id))
+				break;
+			ml->cached = xrealloc(ml->cached, (ml->ncached + 1) * sizeof(*ml->cached));
+			cur = &ml->cached[ml->ncached++];
+			*cur = (struct macro_file){ .path = xstrdup(p), .id = id };
+		} else if (cur) {
+			strlist_add(&cur->names, line);
+		}
+	}
+	free(text);
+}
+
+static void macro_cache_write(struct macro_loading *ml, const char *path)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, MACRO_CACHE_MAGIC);
+	for (int i = 0; i < ml->nclean; i++) {
+		const struct macro_file *f = &ml->clean[i];
+
+		if (strchr(f->path, '\n'))
+			goto out;	/* not a path this format can hold */
+		sb_printf(&sb, "F %lld %lld %lld %llu %s\n", f->id.size, f->id.sec, f->id.nsec,
+			  f->id.ino, f->path);
+		for (int k = 0; k < f->names.count; k++)
+			sb_printf(&sb, "%s\n", f->names.items[k]);
+	}
+	install_file(path, sb.data ? sb.data : "", sb.len);
+out:
+	sb_free(&sb);
+}
+
+static void add_clean(struct macro_loading *ml, const char *path,
+		      const struct file_identity *id, const struct strlist *names)
+{
+	struct macro_file *f;
+
+	ml->clean = xrealloc(ml->clean, (ml->nclean + 1) * sizeof(*ml->clean));
+	f = &ml->clean[ml->nclean++];
+	*f = (struct macro_file){ .path = xstrdup(path), .id = *id };
+	for (int i = 0; i < names->count; i++)
+		strlist_add(&f->names, names->items[i]);
+}
 
 static void load_stpm(void *arg, const char *path)
 {
 	struct macro_loading *ml = arg;
-	struct source_file *src = xcalloc(1, sizeof(*src));
+	struct source_file *src;
+	struct file_identity id;
+	struct strlist names = { 0 };
 
+	if (!file_identity(path, &id))
+		return;
+	for (int i = 0; i < ml->ncached; i++)
+		if (strcmp(ml->cached[i].path, path) == 0 &&
+		    memcmp(&ml->cached[i].id, &id, sizeof(id)) == 0) {
+			defer_macro_library(ml->pp, path, &ml->cached[i].names, ml->errors);
+			add_clean(ml, path, &id, &ml->cached[i].names);
+			ml->files++;
+			return;
+		}
+	ml->stale = true;
+	src = xcalloc(1, sizeof(*src));
 	src->name = xstrdup(path);
 	src->is_tapset = true;
 	src->text = read_file(path, NULL);
 	if (src->text) {
-		load_macro_library(ml->pp, src, ml->errors);
+		if (load_macro_library(ml->pp, src, ml->errors, &names))
+			add_clean(ml, path, &id, &names);
 		ml->files++;
 	}
+	strlist_free(&names);
 }
 
 int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors)
 {
 	struct strlist path = tapset_search_path(s);
 	struct macro_loading ml = { .pp = pp, .errors = errors };
+	char *cache = NULL;
 
+	if (cache_mode != CACHE_DISABLED && s->tapset_dir) {
+		struct strbuf tag = { 0 };
+
+		for (int i = 0; i < path.count; i++)
+			sb_printf(&tag, "%s\n", path.items[i]);
+		sb_printf(&tag, "%s\n%s\n%s\n%s\n%s\n%d\n", pp->kernel_vr, pp->arch, pp->runtime,
+			  pp->privilege, pp->compat_version, s->guru ? 1 : 0);
+		cache = cache_path_for_file("tapset-macros", "", tag.data, s->tapset_dir);
+		sb_free(&tag);
+		if (cache_mode == CACHE_USE)
+			macro_cache_load(&ml, cache);
+	}
 	for (int i = 0; i < path.count; i++)
 		for_each_file(path.items[i], stpm_file_filter, load_stpm, &ml);
 	strlist_free(&path);
+	if (cache && (ml.stale || ml.nclean != ml.ncached))
+		macro_cache_write(&ml, cache);
+	free(cache);
+	for (int i = 0; i < ml.ncached; i++) {
+		free(ml.cached[i].path);
+		strlist_free(&ml.cached[i].names);
+	}
+	for (int i = 0; i < ml.nclean; i++) {
+		free(ml.clean[i].path);
+		strlist_free(&ml.clean[i].names);
+	}
+	free(ml.cached);
+	free(ml.clean);
 	return ml.files;
 }
 
 /* ---- the index of script files ---- */
 
-static void add_definition(struct tapset_index *ix, enum tapset_definition_kind kind,
-			   const char *name, int file)
+/* Notes a definition whose NAME the index keeps (it lives as long as the index). */
+static void note_definition(struct tapset_index *ix, enum tapset_definition_kind kind,
+			    char *name, int file)
 {
 	int n = ix->ndefinitions;
 
 	if ((n & (n - 1)) == 0)	/* full at 0, 1, 2, 4...: twice the room */
 		ix->definitions = xrealloc(ix->definitions, (n ? 2 * n : 1) * sizeof(*ix->definitions));
 	ix->definitions[ix->ndefinitions] = (struct tapset_definition){
-		.kind = kind, .name = xstrdup(name), .file = file, .order = ix->ndefinitions };
+		.kind = kind, .name = name, .file = file, .order = ix->ndefinitions };
 	ix->ndefinitions++;
+}
+
+static void add_definition(struct tapset_index *ix, enum tapset_definition_kind kind,
+			   const char *name, int file)
+{
+	note_definition(ix, kind, xstrdup(name), file);
 }
 
 /*
@@ -351,11 +492,14 @@ static void index_text(struct tapset_index *ix, const char *text, int file)
  * its file's identity (size, time, inode): a run finds a file unchanged by one stat()
  * instead of reading and scanning it (the scan of about a hundred files was half of a hello
  * world's passes 1-2).  The cache's lines:
- *	stapler tapset index 1
+ *	stapler tapset index 2
  *	F SIZE SECONDS NANOSECONDS INODE PATH
  *	KIND NAME		(its notes, in order)
+ *	S I I I ...		(last: the notes' sorted order, each the note's number)
+ * When no file changed, the index takes the sorted order from the last line (checked:
+ * each definition after the one before) instead of sorting the notes again.
  */
-#define INDEX_CACHE_MAGIC "stapler tapset index 1\n"
+#define INDEX_CACHE_MAGIC "stapler tapset index 2\n"
 
 static bool read_identity(const char **p, struct file_identity *id)
 {
@@ -371,11 +515,12 @@ static bool read_identity(const char **p, struct file_identity *id)
 	return true;
 }
 
+/* The cache's files and their notes, which stay in the cache's text (the index keeps
+ * the names there: nothing is copied) */
 static void index_cache_load(struct tapset_index *ix, const char *path)
 {
 	char *text = read_file(path, NULL), *line, *next;
 	struct cached_notes *cur = NULL;
-	struct strbuf notes = { 0 };
 
 	if (!text || !starts_with(text, INDEX_CACHE_MAGIC)) {
 		free(text);
@@ -387,36 +532,51 @@ static void index_cache_load(struct tapset_index *ix, const char *path)
 		next = strchr(line, '\n');
 		if (!next)
 			break;	/* a cut line: what came before stands */
-		*next++ = '\0';
+		next++;
+		if (line[0] == 'S' && line[1] == ' ') {
+			line[0] = '\0';	/* the end of the last file's notes */
+			while (*p >= '0' && *p <= '9') {
+				int i = 0;
+
+				while (*p >= '0' && *p <= '9' && i < 100000000)
+					i = i * 10 + (*p++ - '0');
+				if (*p == ' ')
+					p++;
+				if ((ix->ncached_sort & (ix->ncached_sort - 1)) == 0)
+					ix->cached_sort = xrealloc(ix->cached_sort,
+						(ix->ncached_sort ? 2 * ix->ncached_sort : 1) *
+						sizeof(*ix->cached_sort));
+				ix->cached_sort[ix->ncached_sort++] = i;
+			}
+			break;
+		}
 		if (line[0] == 'F' && line[1] == ' ') {
-			if (cur)
-				cur->notes = sb_steal(&notes);
-			ix->cached = xrealloc(ix->cached, (ix->ncached + 1) * sizeof(*ix->cached));
-			cur = &ix->cached[ix->ncached];
-			*cur = (struct cached_notes){ 0 };
-			if (!read_identity(&p, &cur->id))
+			struct file_identity id;
+
+			if (!read_identity(&p, &id))
 				break;
-			cur->path = xstrdup(p);
-			ix->ncached++;
-		} else if (cur) {
-			sb_puts(&notes, line);
-			sb_putc(&notes, '\n');
+			line[0] = '\0';	/* the end of the notes before */
+			if ((ix->ncached & (ix->ncached - 1)) == 0)
+				ix->cached = xrealloc(ix->cached, (ix->ncached ? 2 * ix->ncached : 1) *
+						      sizeof(*ix->cached));
+			cur = &ix->cached[ix->ncached++];
+			*cur = (struct cached_notes){ .id = id, .notes = next,
+						     .path = xstrndup(p, (size_t)(next - 1 - p)) };
 		}
 	}
 	if (cur)
-		cur->notes = notes.data ? sb_steal(&notes) : xstrdup("");
-	sb_free(&notes);
-	free(text);
+		ix->cache_text = text;
+	else
+		free(text);
 }
 
 /* The cache's notes of PATH if it is unchanged since, else NULL. */
-static const char *cached_notes(struct tapset_index *ix, const char *path,
-				const struct file_identity *id)
+static char *cached_notes(struct tapset_index *ix, const char *path,
+			  const struct file_identity *id)
 {
 	for (int n = 0; n < ix->ncached; n++) {
 		/* files come in the cache's order: look from the one after the last found */
 		struct cached_notes *c = &ix->cached[(ix->next_cached + n) % ix->ncached];
-
 		if (strcmp(c->path, path) == 0) {
 			ix->next_cached = (int)(c - ix->cached) + 1;
 			return memcmp(&c->id, id, sizeof(*id)) == 0 ? c->notes : NULL;
@@ -425,41 +585,77 @@ static const char *cached_notes(struct tapset_index *ix, const char *path,
 	return NULL;
 }
 
-static void index_cache_write(struct tapset_index *ix, const char *path)
+/* By kind and name; among equals, the first noted (the more specific folder) first. */
+static int compare_definitions(const void *a, const void *b)
 {
-	struct strbuf sb = { 0 };
+	const struct tapset_definition *x = a, *y = b;
+	int c = x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : strcmp(x->name, y->name);
 
-	sb_puts(&sb, INDEX_CACHE_MAGIC);
+	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
+
+/* The cache's text of the notes (before they are sorted); false if a path cannot be
+ * written so. */
+static bool index_cache_text(struct tapset_index *ix, struct strbuf *sb)
+{
+	sb_puts(sb, INDEX_CACHE_MAGIC);
 	for (int i = 0; i < ix->nfiles; i++) {
 		const struct tapset_file *f = &ix->files[i];
 
 		if (strchr(f->path, '\n'))
-			goto out;	/* not a path this format can hold */
-		sb_printf(&sb, "F %lld %lld %lld %llu %s\n", f->id.size, f->id.sec, f->id.nsec,
+			return false;
+		sb_printf(sb, "F %lld %lld %lld %llu %s\n", f->id.size, f->id.sec, f->id.nsec,
 			  f->id.ino, f->path);
 		for (int d = f->first_definition; d < f->first_definition + f->ndefinitions; d++)
-			sb_printf(&sb, "%d %s\n", (int)ix->definitions[d].kind,
+			sb_printf(sb, "%d %s\n", (int)ix->definitions[d].kind,
 				  ix->definitions[d].name);
 	}
-	install_file(path, sb.data, sb.len);
-out:
-	sb_free(&sb);
+	return true;
+}
+
+/* Sorts the notes as the cache's last line says, when it says so for exactly these
+ * notes (every file unchanged): false if it does not. */
+static bool sort_as_cached(struct tapset_index *ix)
+{
+	int n = ix->ndefinitions;
+	struct tapset_definition *sorted;
+	unsigned char *seen;
+	bool ok = ix->ncached_sort == n;
+
+	if (!ok)
+		return false;
+	sorted = xmalloc(n * sizeof(*sorted));
+	seen = xcalloc(n, 1);
+	for (int k = 0; k < n && ok; k++) {
+		int i = ix->cached_sort[k];
+
+		ok = i >= 0 && i < n && !seen[i];
+		if (ok) {
+			seen[i] = 1;
+			sorted[k] = ix->definitions[i];
+			ok = k == 0 || compare_definitions(&sorted[k - 1], &sorted[k]) < 0;
+		}
+	}
+	free(seen);
+	if (ok) {
+		free(ix->definitions);
+		ix->definitions = sorted;
+	} else {
+		free(sorted);
+	}
+	return ok;
 }
 
 /* The notes "KIND NAME\n"... of the cache, as index_text() would have made them. */
-static void index_notes(struct tapset_index *ix, const char *notes, int file)
+static void index_notes(struct tapset_index *ix, char *notes, int file)
 {
-	for (const char *p = notes; *p;) {
-		char *end;
-		long kind = strtol(p, &end, 10);
-		const char *name = end + 1, *eol = strchr(name, '\n');
-		char *copy;
+	for (char *p = notes; *p;) {
+		char *name = p + 2, *eol = strchr(name, '\n');
 
-		if (*end != ' ' || !eol)
-			break;
-		copy = xstrndup(name, (size_t)(eol - name));
-		add_definition(ix, (enum tapset_definition_kind)kind, copy, file);
-		free(copy);
+		if (p[0] < '0' || p[0] > '9' || p[1] != ' ' || !eol)
+			break;	/* kinds are one digit */
+		*eol = '\0';
+		note_definition(ix, (enum tapset_definition_kind)(p[0] - '0'), name, file);
 		p = eol + 1;
 	}
 }
@@ -469,8 +665,7 @@ static void index_file(void *arg, const char *path)
 	struct tapset_index *ix = arg;
 	int file = ix->nfiles;
 	struct file_identity id;
-	const char *notes;
-	char *text = NULL;
+	char *notes, *text = NULL;
 
 	if (!file_identity(path, &id))
 		return;
@@ -495,15 +690,6 @@ static void index_file(void *arg, const char *path)
 		index_text(ix, text, file);
 	ix->files[file].ndefinitions = ix->ndefinitions - ix->files[file].first_definition;
 	free(text);
-}
-
-/* By kind and name; among equals, the first noted (the more specific folder) first. */
-static int compare_definitions(const void *a, const void *b)
-{
-	const struct tapset_definition *x = a, *y = b;
-	int c = x->kind != y->kind ? (x->kind < y->kind ? -1 : 1) : strcmp(x->name, y->name);
-
-	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
 }
 
 /* The first definition of KIND and NAME, or NULL; the others follow it. */
@@ -549,8 +735,8 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 {
 	struct tapset_index *ix = xcalloc(1, sizeof(*ix));
 	struct strlist path = tapset_search_path(s);
-
 	char *cache = NULL;
+	bool sorted = false;
 
 	ix->pp = pp;
 	if (cache_mode != CACHE_DISABLED && s->tapset_dir) {
@@ -572,17 +758,32 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 		for_each_file(path.items[i], stp_file_filter, index_file, ix);
 	}
 	strlist_free(&path);
-	if (cache && (ix->cache_stale || ix->nfiles != ix->ncached))
-		index_cache_write(ix, cache);
-	free(cache);
-	for (int i = 0; i < ix->ncached; i++) {
-		free(ix->cached[i].path);
-		free(ix->cached[i].notes);
+	if (!ix->cache_stale && ix->nfiles == ix->ncached && sort_as_cached(ix)) {
+		sorted = true;	/* as the cache has it */
+	} else if (cache) {
+		struct strbuf sb = { 0 };
+
+		if (index_cache_text(ix, &sb)) {
+			qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions),
+			      compare_definitions);
+			sorted = true;
+			sb_puts(&sb, "S");
+			for (int k = 0; k < ix->ndefinitions; k++)
+				sb_printf(&sb, " %d", ix->definitions[k].order);
+			sb_puts(&sb, "\n");
+			install_file(cache, sb.data, sb.len);
+		}
+		sb_free(&sb);
 	}
+	free(cache);
+	for (int i = 0; i < ix->ncached; i++)
+		free(ix->cached[i].path);
 	free(ix->cached);
+	free(ix->cached_sort);
 	ix->cached = NULL;
-	ix->ncached = 0;
-	if (ix->ndefinitions)
+	ix->cached_sort = NULL;
+	ix->ncached = ix->ncached_sort = 0;
+	if (!sorted && ix->ndefinitions)
 		qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions), compare_definitions);
 	return ix;
 }

@@ -44,28 +44,37 @@ struct template {
 static struct template *templates;
 static int ntemplates;
 
-/* "timer.ms(number).randomize(number)" */
+/* "timer.ms(number).randomize(number)": its components point into one copy of TEXT,
+ * cut where the dots and parentheses were (a hundred of them parsed every run). */
 static void parse_template(const struct probe_family *family, const char *text)
 {
 	struct template *t;
-	const char *p = text;
+	char *p = xstrdup(text);
+	int n = 1;
 
-	templates = xrealloc(templates, (ntemplates + 1) * sizeof(*templates));
+	for (const char *q = text; *q; q++)	/* dots outside the arguments */
+		if (*q == '(')
+			q = strchr(q, ')');
+		else if (*q == '.')
+			n++;
+	if ((ntemplates & (ntemplates - 1)) == 0)	/* full at 0, 1, 2, 4...: twice the room */
+		templates = xrealloc(templates, (ntemplates ? 2 * ntemplates : 1) * sizeof(*templates));
 	t = &templates[ntemplates++];
-	*t = (struct template){ .family = family };
-	while (*p) {
+	*t = (struct template){ .family = family, .c = xcalloc(n, sizeof(*t->c)) };
+	while (*p && t->n < n) {
 		size_t len = strcspn(p, ".(");
-		struct template_component c = { .name = xstrndup(p, len), .arg = ARG_NONE };
+		struct template_component *c = &t->c[t->n++];
 
+		c->name = p;
+		c->arg = ARG_NONE;
 		p += len;
 		if (*p == '(') {
-			c.arg = starts_with(p, "(number)") ? ARG_NUMBER : ARG_STRING;
-			p = strchr(p, ')') + 1;
+			c->arg = starts_with(p, "(number)") ? ARG_NUMBER : ARG_STRING;
+			*p = '\0';
+			p = strchr(p + 1, ')') + 1;
 		}
-		t->c = xrealloc(t->c, (t->n + 1) * sizeof(*t->c));
-		t->c[t->n++] = c;
 		if (*p == '.')
-			p++;
+			*p++ = '\0';
 	}
 }
 
@@ -171,15 +180,19 @@ int match_probe_families(struct probe_point *pp, struct family_match **out)
 	load_templates();
 	*out = NULL;
 	for (int i = 0; i < ntemplates; i++) {
-		struct component **from = xcalloc(templates[i].n + 1, sizeof(*from));
+		struct component *few[16], **from = few;
 
+		if (templates[i].n + 1 > 16)
+			from = xmalloc((templates[i].n + 1) * sizeof(*from));
+		memset(from, 0, (templates[i].n + 1) * sizeof(*from));
 		/* a concrete point can fit just one template; a wildcard one, several */
 		if (match_template(pp->components, templates[i].c, templates[i].n, from)) {
 			*out = xrealloc(*out, (found + 1) * sizeof(**out));
 			(*out)[found++] = (struct family_match){
 				templates[i].family, concrete_point(pp, &templates[i], from) };
 		}
-		free(from);
+		if (from != few)
+			free(from);
 	}
 	return found;
 }

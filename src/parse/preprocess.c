@@ -119,11 +119,44 @@ static struct macro *find_macro(struct macro *list, const char *name)
 	return NULL;
 }
 
+static bool names_contain(const struct strlist *names, const char *name)
+{
+	for (int i = 0; i < names->count; i++)
+		if (strcmp(names->items[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void read_deferred(struct preprocessor *pp, struct deferred_library *d, int *errors)
+{
+	struct source_file *src = xcalloc(1, sizeof(*src));
+
+	d->read = true;
+	src->name = xstrdup(d->path);
+	src->is_tapset = true;
+	src->text = read_file(d->path, NULL);
+	if (src->text)
+		load_macro_library(pp, src, errors, NULL);
+}
+
+/* The library's macro NAME, its deferred file read first if it has it; or NULL. */
+static struct macro *library_macro(struct preprocessor *pp, const char *name, int *errors)
+{
+	struct macro *m = find_macro(pp->library, name);
+
+	for (struct deferred_library *d = pp->deferred; d && !m; d = d->next)
+		if (!d->read && names_contain(&d->names, name)) {
+			read_deferred(pp, d, errors);
+			m = find_macro(pp->library, name);
+		}
+	return m;
+}
+
 static struct macro *lookup_macro(struct expander *ex, const char *name)
 {
 	struct macro *m = ex->file_macros ? find_macro(*ex->file_macros, name) : NULL;
 
-	return m ? m : find_macro(ex->pp->library, name);
+	return m ? m : library_macro(ex->pp, name, &ex->errors);
 }
 
 static bool opens(struct token *tok)
@@ -454,8 +487,10 @@ static bool cond_term(struct condition *c)
 		for (size_t i = 0; i < sizeof(string_terms) / sizeof(string_terms[0]); i++)
 			if (strcmp(name, string_terms[i].name) == 0)
 				return string_terms[i].test(c, string_terms[i].value);
-		if (starts_with(name, "CONFIG_"))
+		if (starts_with(name, "CONFIG_")) {
+			pp->config_tested = true;
 			return config_test(c, kernel_config(pp, name));
+		}
 		if (strcmp(name, "guru_mode") == 0) {	/* == or != 0 or 1, as stap allows */
 			struct token *at = c->tok;
 			const char *op = comparison_op(c);
@@ -766,18 +801,22 @@ struct token *preprocess(struct preprocessor *pp, struct token *tokens, bool scr
 
 /* A file of the macro library; a macro defined twice in the library is an error, as is
  * anything but @define, and then none of the file's macros are used. */
-void load_macro_library(struct preprocessor *pp, struct source_file *file, int *errors)
+bool load_macro_library(struct preprocessor *pp, struct source_file *file, int *errors,
+			struct strlist *names)
 {
 	struct macro *mine = NULL, *next, *first;
 	int before = *errors;
-	struct token *rest = preprocess(pp, tokenize(file, errors), false, &mine, errors);
+	bool config_tested = pp->config_tested, cacheable;
+	struct token *rest;
 
+	pp->config_tested = false;
+	rest = preprocess(pp, tokenize(file, errors), false, &mine, errors);
 	if (!is_eof(rest)) {
 		diag_at("parse error", rest, "a macro library (*.stpm) may only hold @define");
 		(*errors)++;
 	}
 	for (struct macro *m = mine; m; m = m->next) {
-		if ((first = find_macro(pp->library, m->name))) {
+		if ((first = library_macro(pp, m->name, errors))) {
 			diag_at("parse error", m->tok->next,
 				"duplicate definition of library macro '@%s'", m->name);
 			diag_at("parse error", first->tok->next, "macro '@%s' first defined here",
@@ -788,11 +827,40 @@ void load_macro_library(struct preprocessor *pp, struct source_file *file, int *
 	if (*errors != before) {
 		diag_system_warning("macro tapset \"%s\" has errors, and will be skipped.",
 				    file->name);
-		return;
+		pp->config_tested |= config_tested;
+		return false;
 	}
 	for (struct macro *m = mine; m; m = next) {
 		next = m->next;
+		if (names)
+			strlist_add(names, m->name);
 		m->next = pp->library;
 		pp->library = m;
 	}
+	cacheable = !pp->config_tested;
+	pp->config_tested |= config_tested;
+	return cacheable;
+}
+
+void defer_macro_library(struct preprocessor *pp, const char *path,
+			 const struct strlist *names, int *errors)
+{
+	struct deferred_library *d, **tail = &pp->deferred;
+
+	/* Against the files read: two deferred ones cannot clash, as both were clean in one
+	 * run (with this search path) and neither changed since. */
+	for (int i = 0; pp->library && i < names->count; i++)
+		if (find_macro(pp->library, names->items[i])) {
+			struct deferred_library now = { .path = (char *)path };
+
+			read_deferred(pp, &now, errors);	/* the duplicate told as always */
+			return;
+		}
+	while (*tail)
+		tail = &(*tail)->next;
+	d = xcalloc(1, sizeof(*d));
+	d->path = xstrdup(path);
+	for (int i = 0; i < names->count; i++)
+		strlist_add(&d->names, names->items[i]);
+	*tail = d;
 }
