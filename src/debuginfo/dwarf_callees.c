@@ -168,6 +168,55 @@ static bool return_pc(Dwarf_Die *die, uint64_t *pc)
 	return false;
 }
 
+/* F's out-of-line copy, at the entry itself (the return address on top), in SITE. */
+static bool entry_site(struct callee_query *q, const struct dw_function *f, struct dw_site *site)
+{
+	struct dw_pattern exact = { .function = (char *)f->name };
+	struct dw_sites copies = { 0 };
+	bool found = false;
+
+	dw_function_sites(q->m, &exact, DW_CALL, false, DW_PROLOGUE_NEVER, &copies);
+	for (int i = 0; i < copies.count && !found; i++)
+		if (copies.sites[i].function == f && copies.sites[i].kind == DW_SITE_ENTRY) {
+			*site = copies.sites[i];
+			found = true;
+		}
+	free(copies.sites);
+	free(copies.refused);
+	return found;
+}
+
+/*
+ * A tail call of F (a jump: the scope's frame is gone when F starts, F returns to the
+ * scope's caller).  Below a called function its probe checks the frames the scope's
+ * own code would (the return address at F's entry is the scope's); in the code of the
+ * function the script named nothing on the stack tells this call from others: not
+ * probed, as stapprobes(3stap)'s "statically determined" callees are.
+ */
+static void tail_call(struct callee_query *q, const struct callee_scope *scope,
+		      const struct dw_function *f)
+{
+	struct dw_site site;
+
+	if (!scope->nlevels || !entry_site(q, f, &site))
+		return;
+	site.caller = scope->function;
+	if (fnmatch(q->pattern, f->name, 0) == 0) {
+		site.levels = copy_levels(NULL, scope->levels, scope->nlevels);
+		site.nlevels = scope->nlevels;
+		dw_add_site(q->out, &site);
+	}
+	if (scope->depth > 1 && dw_module_open(q->m)) {
+		struct callee_scope inner = { .function = f, .levels = scope->levels,
+					      .nlevels = scope->nlevels,
+					      .depth = scope->depth - 1 };
+		Dwarf_Die body;
+
+		if (dwarf_offdie(q->m->dwarf, site.scope, &body))
+			callees_in(q, &inner, &body);
+	}
+}
+
 /* A call site of the scope's code: its callee's entry in ENTRIES (one per callee),
  * the call's return address added to its first level. */
 static void call_site(struct callee_query *q, const struct callee_scope *scope, Dwarf_Die *die,
@@ -199,27 +248,23 @@ static void call_site(struct callee_query *q, const struct callee_scope *scope, 
 			dw_add_refused(q->out, f);
 		return;
 	}
+	if (dwarf_hasattr(die, DW_AT_call_tail_call) || dwarf_hasattr(die, DW_AT_GNU_tail_call)) {
+		tail_call(q, scope, f);
+		return;
+	}
 	for (int i = 0; i < entries->count && !at; i++)
 		if (entries->sites[i].function == f)
 			at = &entries->sites[i];
 	if (!at) {
-		struct dw_pattern exact = { .function = (char *)f->name };
-		struct dw_sites copies = { 0 };
+		struct dw_site site;
 
-		/* its out-of-line copy, at the entry itself: the return address is on top */
-		dw_function_sites(q->m, &exact, DW_CALL, false, DW_PROLOGUE_NEVER, &copies);
-		for (int i = 0; i < copies.count && !at; i++)
-			if (copies.sites[i].function == f && copies.sites[i].kind == DW_SITE_ENTRY) {
-				dw_add_site(entries, &copies.sites[i]);
-				at = &entries->sites[entries->count - 1];
-				at->caller = scope->function;
-				at->levels = xcalloc(1, sizeof(*at->levels));
-				at->nlevels = 1;
-			}
-		free(copies.sites);
-		free(copies.refused);
-		if (!at)
+		if (!entry_site(q, f, &site))
 			return;
+		dw_add_site(entries, &site);
+		at = &entries->sites[entries->count - 1];
+		at->caller = scope->function;
+		at->levels = xcalloc(1, sizeof(*at->levels));
+		at->nlevels = 1;
 	}
 	level = &at->levels[0];
 	level->returns = xrealloc(level->returns, (level->nreturns + 1) * sizeof(*level->returns));
