@@ -35,7 +35,8 @@ configure: configure.ac
 	autoconf
 
 stap: $(STAP_OBJECTS) staprun/modimage.o
-	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o $(DW_LIBS) $(BTF_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(STAP_OBJECTS) staprun/modimage.o \
+		$(if $(STAP_LIBS),$(STAP_LIBS),$(DW_LIBS) $(BTF_LIBS))
 
 src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) staprun/sdt_markers.h config.mk
 	$(CC) $(ALL_CFLAGS) -iquote src $(DW_CFLAGS) $(BTF_CFLAGS) \
