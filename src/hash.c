@@ -5,7 +5,9 @@
  */
 #include "hash.h"
 
+#include <elf.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +66,50 @@ void hash_file(struct hasher *h, const char *path)
 	else
 		hash_string(h, "(missing)");
 	free(data);
+}
+
+/* The build ID the linker put in the running program's notes (a hash of its contents). */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct hasher *h = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		for (end = p + ph->p_memsz; p + sizeof(ElfW(Nhdr)) <= end;) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*n);
+			const char *desc = name + ((n->n_namesz + 3) & ~3u);
+
+			if (desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && n->n_descsz > 0) {
+				hash_string(h, "build-id");
+				hash_bytes(h, desc, n->n_descsz);
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1;	/* the first object is the program itself: no more */
+}
+
+void hash_self(struct hasher *h)
+{
+	struct hasher before = *h;
+
+	dl_iterate_phdr(find_build_id, h);
+	if (memcmp(&before, h, sizeof(before)) == 0) {	/* no build ID: its contents */
+		char *exe = realpath("/proc/self/exe", NULL);
+
+		hash_file(h, exe ? exe : "/proc/self/exe");
+		free(exe);
+	}
 }
 
 /* What identifies a file that is too large to read each run: size and modification time. */

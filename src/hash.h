@@ -14,6 +14,8 @@ void hash_bytes(struct hasher *h, const void *data, size_t len);
 void hash_string(struct hasher *h, const char *s);
 void hash_file(struct hasher *h, const char *path);	/* contents */
 void hash_file_stat(struct hasher *h, const char *path);	/* size, time, inode */
+/* The running program: its build ID (the linker's hash of it), else its contents. */
+void hash_self(struct hasher *h);
 /* The regular files under DIR, in a stable order: contents, or (!CONTENTS) identities */
 void hash_tree(struct hasher *h, const char *dir, bool contents);
 char *hasher_hex(const struct hasher *h);	/* 32 hex digits */

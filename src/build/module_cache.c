@@ -194,16 +194,14 @@ char *cache_key(struct session *s, struct program *prog, const char *script_name
 		const char *script_text)
 {
 	struct hasher h;
-	char *dump = NULL, *exe;
+	char *dump = NULL;
 	size_t dump_len = 0;
 	FILE *f = open_memstream(&dump, &dump_len);
 
 	hasher_init(&h);
 	hash_string(&h, "stapler module cache 1");
 	hash_string(&h, STAPLER_VERSION);
-	exe = realpath("/proc/self/exe", NULL);
-	hash_file(&h, exe ? exe : "/proc/self/exe");
-	free(exe);
+	hash_self(&h);
 	hash_tree(&h, s->runtime_dir, true);
 	hash_tree(&h, s->tapset_dir, false);
 	hash_strlist(&h, "-I", &s->include_dirs);
