@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	library = xcalloc(1, sizeof(*library));
 	library->name = "<library>";
 	library->text = xstrdup(macro_library);
-	load_macro_library(pp, library, &errors);
+	load_macro_library(pp, library, &errors, NULL);
 
 	script = xcalloc(1, sizeof(*script));
 	script->name = "<fuzz>";
