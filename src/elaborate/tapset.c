@@ -177,16 +177,27 @@ struct macro_loading {
 
 static bool read_identity(const char **p, struct file_identity *id);
 
+/* The text of the cache file PATH if it begins with MAGIC (*BODY: after it), else NULL. */
+static char *read_cache_text(const char *path, const char *magic, char **body)
+{
+	char *text = read_file(path, NULL);
+
+	if (!text || !starts_with(text, magic)) {
+		free(text);
+		return NULL;
+	}
+	*body = text + strlen(magic);
+	return text;
+}
+
 static void macro_cache_load(struct macro_loading *ml, const char *path)
 {
-	char *text = read_file(path, NULL), *line, *next;
+	char *body, *text = read_cache_text(path, MACRO_CACHE_MAGIC, &body), *line, *next;
 	struct macro_file *cur = NULL;
 
-	if (!text || !starts_with(text, MACRO_CACHE_MAGIC)) {
-		free(text);
+	if (!text)
 		return;
-	}
-	for (line = text + strlen(MACRO_CACHE_MAGIC); *line; line = next) {
+	for (line = body; *line; line = next) {
 		const char *p = line + 2;
 		struct file_identity id;
 
@@ -519,14 +530,12 @@ static bool read_identity(const char **p, struct file_identity *id)
  * the names there: nothing is copied) */
 static void index_cache_load(struct tapset_index *ix, const char *path)
 {
-	char *text = read_file(path, NULL), *line, *next;
+	char *body, *text = read_cache_text(path, INDEX_CACHE_MAGIC, &body), *line, *next;
 	struct cached_notes *cur = NULL;
 
-	if (!text || !starts_with(text, INDEX_CACHE_MAGIC)) {
-		free(text);
+	if (!text)
 		return;
-	}
-	for (line = text + strlen(INDEX_CACHE_MAGIC); *line; line = next) {
+	for (line = body; *line; line = next) {
 		const char *p = line + 2;
 
 		next = strchr(line, '\n');
