@@ -48,6 +48,21 @@ expect "--modinfo adds MODULE_INFO entries to the module" 0 \
 	"$STAP" -p3 --modinfo supported=yes --modinfo 'note=a "b"' -e "$hello"
 expect "--modinfo needs NAME=VALUE" 1 "invalid --modinfo 'no-name=1'" \
 	"$STAP" -p3 --modinfo no-name=1 -e "$hello"
+# Pass 3: handlers whose C differs only in their strings (an alias's name, the places of
+# statements) share one function, which reads them from the probe's table; a handler
+# like no other keeps its strings in its code.
+shared='probe my.a = begin { name = "a" } probe my.b = begin { name = "b" } probe my.* { println(name) }'
+expect "pass 3: handlers that differ only in their strings share one function" 0 \
+	'(?s)\[0\] = \{ \.handler = probe_0, [^\n]*, \.consts = probe_0_K \},\n\t\[1\] = \{ \.handler = probe_0, [^\n]*, \.consts = probe_1_K \},' \
+	"$STAP" -p3 -e "$shared"
+expect "pass 3: each probe's table holds its own strings" 0 \
+	'(?s)probe_1_K\[\] = \{\n\t"identifier .name. at <input>:1:[0-9]+",\n\t"b",' \
+	"$STAP" -p3 -e "$shared"
+unshared=$("$STAP" -p3 -e 'probe my.a = begin { name = "a" } probe my.b = begin { name = "b"; print("b") }
+probe my.* { println(name) }' 2>&1)
+details=$unshared
+CHECK_PREFIX=cli check "pass 3: handlers of different shapes keep their strings in their code" \
+	lacks '_K\b|\.consts' "$unshared"
 # The tapset index's cache (tapset-index/): a library file changed since the last run is
 # scanned again, even with the same size; a new file is seen; a file gone is forgotten.
 mkdir -p "$work/idx/lib"

@@ -6,7 +6,9 @@
  *   top-level %{ %} blocks (guru)
  *   globals: values, locks, map and statistic descriptions, -G module parameters
  *   struct probe_N_locals, struct function_NAME_locals, union stp_frame
- *   functions, probe handlers          one C function each
+ *   functions, probe handlers          one C function each; handlers that differ only in
+ *                                      their strings share one, and each probe's strings
+ *                                      are its table probe_N_K (share_handlers())
  *   stp_probes[]                       every derived probe: handler, point, location
  *   each family's tables and stp_register_FAMILY()/stp_unregister_FAMILY()
  *   stp_script_alloc()/free(), stp_script_start()/stop()
@@ -22,6 +24,7 @@
 #include "emit.h"
 #include "families/family.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,9 +149,56 @@ static void emit_region_tables(struct emitter *e, struct body *b)
 		emit(e, "\n");
 }
 
+/* B's CODE with its literals' markers (body_literal()) as the literals, or as _K[n] when
+ * its function reads them from the probe's table. */
+static void emit_code(struct emitter *e, struct body *b, const char *code)
+{
+	const char *p = code, *m;
+
+	while ((m = strchr(p, '\001'))) {
+		char *end;
+		long n = m[1] == 'K' ? strtol(m + 2, &end, 10) : -1;
+
+		if (n < 0 || n >= b->consts.count || end == m + 2 || *end != '\001') {
+			sb_putn(&e->out, p, m + 1 - p);	/* not a marker: embedded C's own byte */
+			p = m + 1;
+			continue;
+		}
+		sb_putn(&e->out, p, m - p);
+		if (b->sharing)
+			emit(e, "_K[%ld]", n);
+		else
+			emit(e, "%s", b->consts.items[n]);
+		p = end + 1;
+	}
+	emit(e, "%s", p);
+}
+
+/* The function that runs H's probes: its body's, or the one it shares. */
+static char *handler_function(struct translator *t, struct probe_body *h)
+{
+	struct body *b = t->handler_bodies[h->index];
+
+	if (!b)
+		return xasprintf("probe_%d", h->index);
+	return xstrdup(b->shared ? b->shared->frame : b->frame);
+}
+
+/* A sharing handler's literals, for the function its probes run (share_handlers()) */
+static void emit_literal_table(struct emitter *e, struct body *b)
+{
+	if (!b->sharing)
+		return;
+	emit(e, "static char *const %s_K[] = {\n", b->frame);
+	for (int i = 0; i < b->consts.count; i++)
+		emit(e, "\t%s,\n", b->consts.items[i]);
+	emit(e, "};\n\n");
+}
+
 static void emit_body(struct emitter *e, struct body *b)
 {
 	int locks = 0;
+	char *handler;
 
 	if (b->function && b->function->embedded) {
 		emit_embedded_function(e, b);
@@ -164,12 +214,16 @@ static void emit_body(struct emitter *e, struct body *b)
 		if (locks)
 			emit(e, "\tif (!stp_lock_globals(%s_locks, %d))\n\t\treturn;\n", b->frame,
 			     locks);
-		emit(e, "%s", b->code.data);
+		emit_code(e, b, b->code.data);
 		if (locks)
 			emit(e, "\tstp_unlock_globals(%s_locks, %d);\n", b->frame, locks);
-		emit(e, "\tif (run)\n\t\tprobe_%d(c);\n}\n\n", b->guarded->handler->index);
+		handler = handler_function(b->t, b->guarded->handler);
+		emit(e, "\tif (run)\n\t\t%s(c);\n}\n\n", handler);
+		free(handler);
 		return;
 	}
+	if (b->shared)		/* its function is the other body's */
+		return;
 	if (b->function) {
 		emit(e, "static void %s(struct context *c)\n{\n"
 			"\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n"
@@ -190,9 +244,11 @@ static void emit_body(struct emitter *e, struct body *b)
 		     b->frame, b->frame, b->frame);
 		if (b->nregions)
 			emit(e, "\tconst struct stp_lock_req *_held = NULL;\n\tint _nheld = 0;\n");
+		if (b->sharing)
+			emit(e, "\tchar *const *_K = c->probe->consts;\n");
 		emit(e, "\n\tmemset(l, 0, sizeof(*l));\n");
 	}
-	emit(e, "%s", b->code.data ? b->code.data : "");
+	emit_code(e, b, b->code.data ? b->code.data : "");
 	emit(e, "\tgoto out;\nout:\n");
 	if (locks)
 		emit(e, "\tstp_unlock_globals(%s_locks, %d);\n", b->frame, locks);
@@ -379,6 +435,8 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 	struct body *bodies = xcalloc(2 * prog->nbodies + prog->nfunctions + prog->nprobes + 1,
 				      sizeof(*bodies));
 
+	t->handler_bodies = xcalloc(prog->nbodies + 1, sizeof(*t->handler_bodies));
+
 	for (struct function *f = prog->functions; f; f = f->next_used) {
 		struct body *b = new_body(t, bodies, nbodies, xstrdup(function_c_name(t, f)));
 
@@ -393,6 +451,8 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 			continue;
 		b = new_body(t, bodies, nbodies, xasprintf("probe_%d", h->index));
 		b->handler = h;
+		b->hoist = true;
+		t->handler_bodies[h->index] = b;
 		translate_handler(b, h->body, 1);
 	}
 	/* a return probe's @entry(...): its function's entry evaluates and keeps them */
@@ -441,6 +501,89 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 	return bodies;
 }
 
+/*
+ * Handlers whose C is the same but for their literals (an alias or a wildcard expanded to
+ * many points, each prologue setting `name = "read"`, each statement placed in its own
+ * tapset file) share one function, which reads the literals from the probe's table
+ * (stp_probe.consts): the compiler makes one function, not hundreds.  The comparison is
+ * of the C as it would be written, frame and lock tables included, the body's own name
+ * taken out.  A handler that shares with none keeps its literals in its code.
+ */
+struct shared_text {
+	char *text;
+	struct body *b;
+};
+
+static int compare_shared_texts(const void *x, const void *y)
+{
+	const struct shared_text *a = x, *b = y;
+	int c = strcmp(a->text, b->text);
+
+	return c ? c : (a->b > b->b) - (a->b < b->b);
+}
+
+/*
+ * TEXT with each NAME that stands alone as a name, or begins one with '_', as "@F";
+ * not inside a string or character literal, whose text is what the code prints.
+ */
+static char *without_name(const char *text, const char *name)
+{
+	struct strbuf sb = { 0 };
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while (*p) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = p + 1;
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			q += *q != 0;
+			sb_putn(&sb, p, q - p);
+			p = q;
+		} else if (strncmp(p, name, n) == 0 && !isalnum((unsigned char)p[n]) &&
+			   (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+			sb_puts(&sb, "@F");
+			p += n;
+		} else {
+			sb_putc(&sb, *p++);
+		}
+	}
+	return sb_steal(&sb);
+}
+
+static void emit_locals_struct(struct emitter *e, struct body *b);
+
+static void share_handlers(struct translator *t, struct body *bodies, int nbodies)
+{
+	struct shared_text *texts = xcalloc(nbodies + 1, sizeof(*texts));
+	int n = 0;
+
+	for (int i = 0; i < nbodies; i++) {
+		struct body *b = &bodies[i];
+		struct emitter scratch = { .session = t->session };
+
+		if (!b->hoist)
+			continue;
+		b->sharing = true;	/* markers as _K[n]: the same for the same code */
+		emit_locals_struct(&scratch, b);
+		emit_body(&scratch, b);
+		texts[n].text = without_name(scratch.out.data, b->frame);
+		texts[n++].b = b;
+		sb_free(&scratch.out);
+	}
+	qsort(texts, n, sizeof(*texts), compare_shared_texts);
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(texts[i].text, texts[j].text) == 0; j++)
+			texts[j].b->shared = texts[i].b;
+		if (j == i + 1)
+			texts[i].b->sharing = false;
+	}
+	for (int i = 0; i < n; i++)
+		free(texts[i].text);
+	free(texts);
+}
+
 /* One frame of locals per body; a CPU's frames hold the deepest call chain's. */
 static void emit_frames(struct emitter *e, struct body *bodies, int nbodies)
 {
@@ -456,8 +599,10 @@ static void emit_frames(struct emitter *e, struct body *bodies, int nbodies)
 }
 
 /* stp_probes[]: every derived probe, its handler, its point and where it was written. */
-static void emit_probes_array(struct emitter *e, struct program *prog)
+static void emit_probes_array(struct emitter *e, struct translator *t)
 {
+	struct program *prog = t->prog;
+
 	emit(e, "static const struct stp_probe stp_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
 		char *point = c_string(dp->name);
@@ -466,13 +611,17 @@ static void emit_probes_array(struct emitter *e, struct program *prog)
 		char *where = xasprintf("%s:%d:%d", dp->point->tok->file->name,
 					dp->point->tok->line, dp->point->tok->column);
 		char *location = c_string(where);
+		struct body *body = t->handler_bodies[dp->handler->index];
 		char *handler = dp->condition ?
 			xasprintf("probe_%d_if_%d", dp->handler->index, dp->index) :
-			xasprintf("probe_%d", dp->handler->index);
+			handler_function(t, dp->handler);
 
 		emit(e, "\t[%d] = { .handler = %s, .point = %s, .script_point = %s, "
-		     ".from_point = %s, .location = %s },\n", dp->index, handler, point,
+		     ".from_point = %s, .location = %s", dp->index, handler, point,
 		     script_point, from_point, location);
+		if (body && body->sharing)
+			emit(e, ", .consts = %s_K", body->frame);
+		emit(e, " },\n");
 		free(from_point);
 		free(point);
 		free(script_point);
@@ -523,6 +672,7 @@ char *translate(struct session *s, struct program *prog)
 	if (analyze_program(&t))
 		return NULL;
 	bodies = translate_bodies(&t, &nbodies);
+	share_handlers(&t, bodies, nbodies);
 
 	emit(&e, "/* Generated by stapler %s pass 3 from %s.  Do not edit. */\n",
 	     STAPLER_VERSION, prog->files->source->name);
@@ -590,9 +740,11 @@ char *translate(struct session *s, struct program *prog)
 	for (struct function *f = prog->functions; f; f = f->next_used)
 		emit(&e, "static void %s(struct context *c);\n", function_c_name(&t, f));
 	emit(&e, "\n");
-	for (int i = 0; i < nbodies; i++)
+	for (int i = 0; i < nbodies; i++) {
+		emit_literal_table(&e, &bodies[i]);
 		emit_body(&e, &bodies[i]);
-	emit_probes_array(&e, prog);
+	}
+	emit_probes_array(&e, &t);
 	emit_family_tables(&e, prog);
 	t.errors += user_symbols_emit(&e, s, usyms, ulines);
 	emit_script_start_stop(&e, &t, usyms);
@@ -602,8 +754,10 @@ char *translate(struct session *s, struct program *prog)
 		free(bodies[i].locks);
 		free(bodies[i].stables);
 		sb_free(&bodies[i].code);
+		strlist_free(&bodies[i].consts);
 	}
 	free(bodies);
+	free(t.handler_bodies);
 	if (t.errors) {
 		sb_free(&e.out);
 		return NULL;

@@ -44,6 +44,7 @@ struct translator {
 	int nfunctions;
 	struct regex_c *regexes;	/* in order of first use (translate_expr.c) */
 	int nregexes;
+	struct body **handler_bodies;	/* by probe_body index: its handler's body, or NULL */
 	int errors;
 };
 
@@ -66,6 +67,15 @@ struct body {
 	int nregions;
 	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
 	int nstables;
+	/*
+	 * A handler's script strings and statement locations, as markers in CODE until
+	 * share_handlers() (translate.c) sees whether its C is another handler's but for them:
+	 * then one function runs both, reading them from the probe's table (_K[i]).
+	 */
+	bool hoist;			/* literals go to CONSTS, markers to CODE */
+	struct strlist consts;		/* the C literals, by marker number */
+	bool sharing;			/* its function reads _K: the literals are the probe's */
+	struct body *shared;		/* the body whose function runs this one's, or NULL */
 };
 
 /* translate_analysis.c */
@@ -90,5 +100,8 @@ int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
 void translate_statement(struct body *b, struct node *n, int depth);
 void translate_handler(struct body *b, struct node *body, int depth);
 void body_line(struct body *b, int depth, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* A C literal LIT of B's (taken): itself, or a handler's marker for it (struct body) */
+char *body_literal(struct body *b, char *lit);
+char *body_location(struct body *b, struct token *tok);	/* c_location() through it */
 
 #endif

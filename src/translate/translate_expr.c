@@ -72,10 +72,11 @@ static const char *c_type(enum stap_type type)
 }
 
 /* The C for "a OP b" on longs, given operand expressions that are safe to repeat. */
-static char *long_operation(const char *op, const char *a, const char *b, struct token *tok)
+static char *long_operation(struct body *body, const char *op, const char *a, const char *b,
+			    struct token *tok)
 {
 	if (strcmp(op, "/") == 0 || strcmp(op, "%") == 0) {
-		char *where = c_location(tok);
+		char *where = body_location(body, tok);
 		char *s = xasprintf("stp_%s(c, %s, %s, %s)", op[0] == '/' ? "divide" : "modulo",
 				    a, b, where);
 
@@ -114,13 +115,14 @@ static char *ordered_operands(struct body *b, struct node *n, char **left, char 
 	return prologue;
 }
 
-static char *arithmetic(struct node *n, const char *left, const char *right)
+static char *arithmetic(struct body *b, struct node *n, const char *left, const char *right)
 {
-	return long_operation(n->op, left, right, n->tok);
+	return long_operation(b, n->op, left, right, n->tok);
 }
 
-static char *comparison(struct node *n, const char *left, const char *right)
+static char *comparison(struct body *b, struct node *n, const char *left, const char *right)
 {
+	(void)b;	/* the same shape as arithmetic() for binary() */
 	if (n->lhs->type == TYPE_STRING)
 		return xasprintf("(s64)(stp_string_compare(%s, %s) %s 0)", left, right, n->op);
 	return xasprintf("(s64)(%s %s %s)", left, n->op, right);
@@ -128,10 +130,11 @@ static char *comparison(struct node *n, const char *left, const char *right)
 
 /* A binary operator's C, OPERATION of its operands (evaluated in order first if need be). */
 static char *binary(struct body *b, struct node *n,
-		    char *(*operation)(struct node *n, const char *left, const char *right))
+		    char *(*operation)(struct body *b, struct node *n, const char *left,
+				       const char *right))
 {
 	char *left, *right, *prologue = ordered_operands(b, n, &left, &right);
-	char *op = operation(n, left, right);
+	char *op = operation(b, n, left, right);
 	char *s = *prologue ? xasprintf("({ %s%s; })", prologue, op) : xstrdup(op);
 
 	free(op);
@@ -214,7 +217,7 @@ static char *stat_value(struct body *b, struct node *n)
 {
 	struct global_c *g;
 	char *setup, *src = stat_source(b, n->lhs, &setup, &g);
-	char *where = c_location(n->tok);	/* stap places "empty aggregate" at @min */
+	char *where = body_location(b, n->tok);	/* stap places "empty aggregate" at @min */
 	int id = b->unique++;
 	char *s = xasprintf("({ %sconst char *_w%d = c->last_stmt; c->last_stmt = %s; "
 			    "s64 _a%d = stp_stat_value(c, %s, &%s_stat, %s); "
@@ -233,7 +236,7 @@ static char *hist_bucket(struct body *b, struct node *n)
 	struct global_c *g;
 	char *setup, *src = stat_source(b, n->lhs->lhs, &setup, &g);
 	char *index = translate_expr(b, n->args);
-	char *where = c_location(n->lhs->tok);	/* stap's "empty aggregate" names @hist_* */
+	char *where = body_location(b, n->lhs->tok);	/* stap's "empty aggregate" names @hist_* */
 	int id = b->unique++;
 	char *s = xasprintf("({ %sconst struct stp_stat *_s%d = %s; s64 _i%d = %s; "
 			    "stp_stat_nonempty(c, _s%d, %s) ? "
@@ -402,7 +405,7 @@ static char *assign(struct body *b, struct node *n)
 		char *result;
 
 		memcpy(op, n->op, strlen(n->op) - 1);
-		result = long_operation(op, old, value, n->tok);
+		result = long_operation(b, op, old, value, n->tok);
 		s = xasprintf("({ %ss64 _v%d = %s; s64 _n%d = 0; "
 			      "if (likely(!c->last_error)) { %ss64 *_p%d = %s; "
 			      "if (_p%d) { _n%d = %s; if (likely(!c->last_error)) *_p%d = _n%d; } %s} "
@@ -627,7 +630,7 @@ static char *plain_function_call(struct body *b, struct node *n)
 		sb_printf(&sb, "%s_arg%d_%d = %s; ", c_type(param->type), id, i, arg);
 		free(arg);
 	}
-	where = c_location(first->tok);	/* stap places MAXNESTING at the function called */
+	where = body_location(b, first->tok);	/* stap places MAXNESTING at the function called */
 	sb_printf(&sb, "if (likely(!c->last_error)) { "
 		  "if (unlikely(c->nesting >= MAXNESTING)) { c->last_stmt = %s; "
 		  "stp_soft_error(c, \"MAXNESTING exceeded\"); } else { bool _done%d = false; "
@@ -649,7 +652,7 @@ static char *plain_function_call(struct body *b, struct node *n)
 				sb_printf(&sb, "_f%d->l_%s = _arg%d_%d; ", id, param->name, id, i);
 		}
 		if (f->embedded) {	/* @kderef(...) is placed where it is written */
-			char *decl = c_location(n->op ? n->tok : f->tok);
+			char *decl = body_location(b, n->op ? n->tok : f->tok);
 
 			sb_printf(&sb, "c->last_stmt = %s; ", decl);
 			free(decl);
@@ -725,7 +728,7 @@ char *translate_expr(struct body *b, struct node *n)
 			return xstrdup("(-9223372036854775807LL - 1)");
 		return xasprintf("%" PRId64 "LL", n->number);
 	case ND_STRING:
-		return c_string(n->string);
+		return body_literal(b, c_string(n->string));
 	case ND_VAR:
 		g = global_of(b->t, n->sym);
 		return g ? xstrdup(g->name) : xasprintf("l->l_%s", n->string);
@@ -861,7 +864,7 @@ static char *number_read(const struct target_access *a, int id)
 /* "s64 _tvID = ...;": N's value now, to be written back at _tID (guru mode's writes) */
 static char *translate_target_place(struct body *b, struct node *n, int id)
 {
-	char *where = c_location(n->tok), *steps = target_steps(b, n->access, id);
+	char *where = body_location(b, n->tok), *steps = target_steps(b, n->access, id);
 	char *read = number_read(n->access, id);
 	char *s = xasprintf("c->last_stmt = %s; %ss64 _tv%d = %s; ", where, steps, id, read);
 
@@ -877,7 +880,7 @@ static char *translate_target(struct body *b, struct node *n)
 	const struct target_access *a = n->access;
 	struct strbuf sb = { 0 };
 	int id = b->unique++, temp;
-	char *where = c_location(n->tok), *steps = target_steps(b, a, id), *read;
+	char *where = body_location(b, n->tok), *steps = target_steps(b, a, id), *read;
 
 	sb_printf(&sb, "({ const char *_w%d = c->last_stmt; c->last_stmt = %s; %s", id, where,
 		  steps);

@@ -27,6 +27,28 @@ void body_line(struct body *b, int depth, const char *fmt, ...)
 	sb_putc(&b->code, '\n');
 }
 
+/*
+ * A handler's literals wait in its table; the code holds "\001K<n>\001" in their place
+ * until share_handlers() chooses the literal or _K[n] (c_string() escapes control bytes,
+ * so no literal holds the marker).
+ */
+char *body_literal(struct body *b, char *lit)
+{
+	char *marker;
+
+	if (!b->hoist)
+		return lit;
+	marker = xasprintf("\001K%d\001", b->consts.count);
+	strlist_add(&b->consts, lit);
+	free(lit);
+	return marker;
+}
+
+char *body_location(struct body *b, struct token *tok)
+{
+	return body_literal(b, c_location(tok));
+}
+
 /* ---- statements ---- */
 
 /*
@@ -37,7 +59,7 @@ void body_line(struct body *b, int depth, const char *fmt, ...)
  */
 static void statement_prologue(struct body *b, struct node *n, int depth)
 {
-	char *where = c_location(n->tok);
+	char *where = body_location(b, n->tok);
 	bool spends = !(n->kind == ND_TRY || (n->kind == ND_FOR && !n->init));
 
 	body_line(b, depth, "c->last_stmt = %s;", where);
