@@ -142,6 +142,17 @@ static const char usage_text[] =
 "                 both: no -g, no embedded C)\n"
 " * --runtime=dyninst, --dyninst, --runtime=bpf, --bpf\n"
 "                 the other runtimes (--runtime=kernel is the kernel module: accepted)\n"
+" * --use-server[=SERVER], --list-servers[=WHAT], --trust-servers[=SPEC],\n"
+"   --use-server-on-error[=yes|no]\n"
+"                 the compile server (modules are built here; =no is accepted)\n"
+" * --download-debuginfo[=yes|no|ask|SECONDS]\n"
+"                 debuginfo from abrt (install the -dbg package; =no is accepted)\n"
+" * -q            tapset coverage\n"
+" * -i, --interactive\n"
+"                 the interactive mode\n"
+"   --save-uprobes\n"
+"                 accepted: the kernel has its own uprobes, there is no module\n"
+"                 to save\n"
 "   --sign-module sign the module with a Machine Owner Key, made the first time\n"
 "                 (~/.systemtap/ssl/server/moks/, as stap keeps them), for a\n"
 "                 kernel that loads only signed modules (Secure Boot, lockdown,\n"
@@ -199,6 +210,11 @@ enum long_only_options {
 	OPT_SYSENV,
 	OPT_REMOTE,
 	OPT_REMOTE_PREFIX,
+	OPT_COMPILE_SERVER,
+	OPT_USE_SERVER_ON_ERROR,
+	OPT_DOWNLOAD_DEBUGINFO,
+	OPT_SAVE_UPROBES,
+	OPT_INTERACTIVE,
 };
 
 static const struct option long_options[] = {
@@ -242,6 +258,13 @@ static const struct option long_options[] = {
 	{ "target-namespaces", required_argument, NULL, OPT_TARGET_NAMESPACES },
 	{ "example", no_argument, NULL, OPT_EXAMPLE },
 	{ "sysenv", required_argument, NULL, OPT_SYSENV },
+	{ "use-server", optional_argument, NULL, OPT_COMPILE_SERVER },
+	{ "list-servers", optional_argument, NULL, OPT_COMPILE_SERVER },
+	{ "trust-servers", optional_argument, NULL, OPT_COMPILE_SERVER },
+	{ "use-server-on-error", optional_argument, NULL, OPT_USE_SERVER_ON_ERROR },
+	{ "download-debuginfo", optional_argument, NULL, OPT_DOWNLOAD_DEBUGINFO },
+	{ "save-uprobes", no_argument, NULL, OPT_SAVE_UPROBES },
+	{ "interactive", no_argument, NULL, OPT_INTERACTIVE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -766,6 +789,29 @@ static void take_option(struct session *s, struct cli_state *cli, int opt)
 			not_implemented("the bpf runtime (--runtime=bpf, --bpf)");
 		usage_error("Invalid --runtime '%s' (should be kernel, dyninst or bpf).",
 			    optarg);
+	case OPT_COMPILE_SERVER:
+		not_implemented("the compile server (--use-server, --list-servers, "
+				"--trust-servers)");
+	case OPT_USE_SERVER_ON_ERROR:	/* "no" is what stap does by default */
+		if (optarg && strcmp(optarg, "no") == 0)
+			break;
+		if (optarg && strcmp(optarg, "yes") != 0)
+			usage_error("Invalid argument '%s' for --use-server-on-error.", optarg);
+		not_implemented("the compile server (--use-server-on-error)");
+	case OPT_DOWNLOAD_DEBUGINFO:	/* likewise */
+		if (optarg && strcmp(optarg, "no") == 0)
+			break;
+		not_implemented("downloading debuginfo (--download-debuginfo; install the "
+				"kernel's -dbg package)");
+	case OPT_SAVE_UPROBES:
+		/* stap saves the uprobes module it builds for kernels without their own
+		 * uprobes; the kernels stapler builds for have CONFIG_UPROBES: nothing to save */
+		break;
+	case 'q':
+		not_implemented("tapset coverage (-q)");
+	case 'i':
+	case OPT_INTERACTIVE:
+		not_implemented("the interactive mode (-i, --interactive)");
 	case OPT_DYNINST:
 		not_implemented("the dyninst runtime (--runtime=dyninst, --dyninst)");
 	case OPT_BPF:
@@ -962,7 +1008,7 @@ void parse_options(struct session *s, int argc, char **argv)
 	s->tmpdir_parent = "/tmp";
 	if (getenv("TMPDIR") && *getenv("TMPDIR"))
 		s->tmpdir_parent = getenv("TMPDIR");
-	while ((opt = getopt_long(argc, argv, "hVvp:e:E:I:D:B:R:r:m:kguwWto:c:x:G:l:L:s:bS:T:Fd:Pa:",
+	while ((opt = getopt_long(argc, argv, "hVvp:e:E:I:D:B:R:r:m:kguwWto:c:x:G:l:L:s:bS:T:Fd:Pa:qi",
 				  long_options, NULL)) != -1) {
 		bool *flag = flag_option(s, opt);
 		const char **text = text_option(s, opt);

@@ -18,7 +18,9 @@ for option in -e -p -v --vp -k -m -o -c -x -g -u -w -W -t -r -B -I -R -D -G -L -
 	-d --ldd --all-modules --runtime --dyninst --bpf \
 	--privilege --unprivileged \
 	--suppress-handler-errors --dump-functions --dump-probe-types --dump-probe-aliases \
-	--color --colour --compatible --prologue-searching; do
+	--color --colour --compatible --prologue-searching --use-server --list-servers \
+	--trust-servers --use-server-on-error --download-debuginfo --save-uprobes -q -i \
+	--interactive; do
 	grep -Eq -- "(^|[ ,])$option([ ,=[]|\$)" <<<"$help" || missing+=("$option")
 done
 if [ ${#missing[@]} -eq 0 ]; then
@@ -29,11 +31,19 @@ fi
 expect "-h is --help" 0 'Usage: stap \[options\] FILE' "$STAP" -h
 
 # options whose pass is not built yet refuse plainly
-for refused in "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst"; do
+for refused in "--bpf" "--dyninst" "--runtime=bpf" "--runtime=dyninst" "--use-server" \
+	"--use-server=host" "--list-servers" "--trust-servers=ssl" "--use-server-on-error" \
+	"--download-debuginfo=yes" "-q" "-i" "--interactive"; do
 	read -r -a words <<<"$refused"
-	expect "$refused is refused until implemented" 1 'is not implemented yet' \
+	expect "$refused is refused by name until implemented" 1 '^stap: .*is not implemented yet' \
 		"$STAP" "${words[@]}" -e "$hello"
 done
+# what stap does by default, or nothing on these kernels, is accepted
+for accepted in "--use-server-on-error=no" "--download-debuginfo=no" "--save-uprobes"; do
+	expect "$accepted is accepted" 0 '^probe begin' "$STAP" -p1 "$accepted" -e "$hello"
+done
+expect "--use-server-on-error takes yes or no" 1 "Invalid argument 'x' for --use-server-on-error" \
+	"$STAP" --use-server-on-error=x -e "$hello"
 
 # -E scripts beside the main one; --modinfo; -a; -P; the stap process's own limits
 expect "-E adds a script's functions and probes to the main one" 0 \
