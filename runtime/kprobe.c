@@ -119,7 +119,9 @@ static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 
 	if (stp_kprobe_stray_int3(kp, regs))
 		return 1;	/* the ip is changed: the kernel does not single-step */
-	if (stp_kprobe_from_caller(k, regs, (unsigned long)kp->addr))
+	/* a probe without .callee(s) runs on every hit: no call on that path */
+	if ((!k->ncallers && !k->chain) ||
+	    stp_kprobe_from_caller(k, regs, (unsigned long)kp->addr))
 		stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
 	return 0;
 }
