@@ -14,13 +14,14 @@
 #   the floor: a kprobe and a kretprobe whose handler only counts, in a module of a few
 #   lines with no SystemTap runtime (bench/floor-probes), the kernel's own cost.
 #
-# The guest is emulated (TCG: KVM does not work here) on a machine whose speed drifts by
-# a factor of two from one second to the next, so no time is compared with a time taken
-# at another moment: each run compares its getppid calls (probed) with its getpid calls
-# (never probed, made in the same milliseconds).  A probe's cost is the growth of that
-# quotient over the quotient alone, as a fraction of a bare getppid call; the medians of
-# the rounds are compared, ours over Debian's, and shown in ns at the speed of the median
-# run alone.  Each round checks that our probes and the floor's counted exactly N.
+# The guest is emulated (TCG: KVM does not work here), its two vCPUs taking turns on one
+# thread: the workload runs at half speed whenever the other vCPU has work, in bursts of
+# seconds, so no time is compared with a time taken at another moment: each run compares
+# its getppid calls (probed) with its getpid calls (never probed, made in the same
+# milliseconds).  A probe's cost is the growth of that quotient over the quotient alone,
+# as a fraction of a bare getppid call; the medians of the rounds are compared, ours over
+# Debian's, and shown in ns at the speed of the median run alone.  Each round checks that
+# our probes and the floor's counted exactly N.
 #
 # usage: bench/probe-overhead.sh [ROUNDS [N]]   (ROUNDS defaults to 5, N to 200000)
 source "$(dirname "$0")/lib.sh"
@@ -64,9 +65,10 @@ else
 	echo "(no reference run: Debian's stap 4.8 builds nothing for $rel)"
 fi
 
-# The guest's job: one line per measurement, "round R KIND NS HITS".  Debian's staprun
-# runs its stapio from /usr/lib/systemtap; the `staprun -d` that stapio runs at the end
-# finds ours in the PATH (the guest's /usr/bin is /bin), so its module is removed here.
+# The guest's job: one line per measurement, "round R KIND NS BASELINE_NS HITS".
+# Debian's staprun runs its stapio from /usr/lib/systemtap; the `staprun -d` that stapio
+# runs at the end finds ours in the PATH (the guest's /usr/bin is /bin), so its module is
+# removed here.
 cat >"$work/batch/overhead/run" <<SH
 if [ -x /bin/ref_stapio ]; then mkdir -p /usr/lib/systemtap && cp /bin/ref_stapio /usr/lib/systemtap/stapio; fi
 ns() { sed -n "s/^syscalls: [0-9]* \$1 calls in \\([0-9]*\\) ns\$/\\1/p" w.txt; }

@@ -3,12 +3,17 @@
 # ours against the same script built by Debian's stap 4.8.
 #
 # The script (both builds): a syscall.read probe that counts the hits of the workload
-# process.  In ONE boot of the guest, ROUNDS rounds of: `reads N` alone (N one-byte
-# reads of /dev/zero, timed by the workload), then with our module loaded, then with
-# Debian's.  The figures are medians over the rounds: each probe's extra time per hit,
-# (with - alone) / N, and ours over theirs.  Each round checks that ours counted exactly
-# N (Debian's counts are shown: its module may miss the first calls after it says
-# "running").  The guest is emulated (TCG), so the absolute times are the emulator's.
+# process.  In ONE boot of the guest, ROUNDS rounds of `reads -b N` (N one-byte reads of
+# /dev/zero and, in turns with them, N one-byte pread64 calls, which syscall.read does not
+# see; each kind timed by the workload): alone, then with our module loaded, then with
+# Debian's.  As in probe-overhead.sh, each run compares its reads with its pread64 calls
+# made in the same milliseconds (the guest's speed halves whenever its other vCPU has
+# work, in bursts of seconds): a probe's cost is the growth of that quotient over its value
+# alone, as a fraction of a bare read, over the share of the calls the probe counted.
+# The figures are medians over the rounds, ours over theirs, and ns at the speed of the
+# median run alone.  Each round checks that ours counted exactly N (Debian's counts are
+# shown: its module may miss the first calls after it says "running").  The guest is
+# emulated (TCG).
 #
 # usage: bench/syscall-overhead.sh [ROUNDS [N]]   (ROUNDS defaults to 5, N to 100000)
 source "$(dirname "$0")/lib.sh"
@@ -34,15 +39,16 @@ STP
 	{ echo "Debian's stap -p4 fails:" >&2; cat "$work/log" >&2; exit 1; }
 cp "$work/build/ovh_ours.ko" "$work/build/ovh_theirs.ko" "$work/batch/overhead/"
 
-# The guest's job: one line per measurement, "round R KIND NS HITS".  Debian's staprun
-# runs its stapio from /usr/lib/systemtap; the `staprun -d` that stapio runs at the end
-# finds ours in the PATH (the guest's /usr/bin is /bin), so its module is removed here.
+# The guest's job: one line per measurement, "round R KIND NS BASELINE_NS HITS".
+# Debian's staprun runs its stapio from /usr/lib/systemtap; the `staprun -d` that stapio
+# runs at the end finds ours in the PATH (the guest's /usr/bin is /bin), so its module is
+# removed here.
 cat >"$work/batch/overhead/run" <<SH
 mkdir -p /usr/lib/systemtap && cp /bin/ref_stapio /usr/lib/systemtap/stapio
-ns() { sed -n 's/^reads: [0-9]* read calls in \([0-9]*\) ns\$/\1/p' "\$1"; }
+ns() { sed -n "s/^reads: [0-9]* \$1 calls in \\([0-9]*\\) ns\$/\\1/p" w.txt; }
 for r in \$(seq $runs); do
-	/bin/reads $calls >w.txt
-	echo "round \$r alone \$(ns w.txt) 0"
+	/bin/reads -b $calls >w.txt
+	echo "round \$r alone \$(ns read) \$(ns pread64) 0"
 	for m in ours theirs; do
 		rm -f out.txt
 		run=/bin/staprun
@@ -50,11 +56,11 @@ for r in \$(seq $runs); do
 		\$run -o out.txt ovh_\$m.ko &
 		pid=\$!
 		for i in \$(seq 300); do grep -q running out.txt 2>/dev/null && break; sleep 0.1; done
-		/bin/reads $calls >w.txt
+		/bin/reads -b $calls >w.txt
 		kill -INT \$pid
 		wait \$pid
 		rmmod ovh_\$m 2>/dev/null
-		echo "round \$r \$m \$(ns w.txt) \$(sed -n 's/^hits //p' out.txt)"
+		echo "round \$r \$m \$(ns read) \$(ns pread64) \$(sed -n 's/^hits //p' out.txt)"
 	done
 done
 SH
@@ -70,19 +76,24 @@ if [ "$(cat "$r/verdict")" != clean ] || [ "$(cat "$r/status")" != 0 ]; then
 	exit 1
 fi
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-times() { awk -v k="$1" '$3 == k { print $4 }' "$r/stdout"; }
-inexact=$(awk -v n="$calls" '$3 == "ours" && $5 != n' "$r/stdout")
-theirs_counts=$(awk '$3 == "theirs" { printf "%s%s", sep, $5; sep = " " }' "$r/stdout")
-alone=$(times alone | median)
-ours_t=$(times ours | median)
-theirs_t=$(times theirs | median)
-echo "$runs rounds of $calls one-byte reads in the guest (kernel $rel, TCG), medians:"
-awk -v a="$alone" -v o="$ours_t" -v t="$theirs_t" -v n="$calls" 'BEGIN {
-	printf "workload alone: %.1f ms, %.0f ns per call\n", a / 1e6, a / n
-	printf "with our syscall.read probe: %.1f ms, %.0f ns per hit\n", o / 1e6, (o - a) / n
-	printf "with Debian stap 4.8'"'"'s: %.1f ms, %.0f ns per hit\n", t / 1e6, (t - a) / n
-	printf "per-hit overhead, ours / theirs: %.2f (target <= 1)\n", (o - a) / (t - a) }'
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+inexact=$(awk -v n="$calls" '$3 == "ours" && $6 != n' "$r/stdout")
+theirs_counts=$(awk '$3 == "theirs" { printf "%s%s", sep, $6; sep = " " }' "$r/stdout")
+base=$(awk '$3 == "alone" && $5 > 0 { printf "%.6f\n", $4 / $5 }' "$r/stdout" | median)
+percall=$(awk '$3 == "alone" { print $4 }' "$r/stdout" | median)
+# the cost of a hit of KIND, as a fraction of a bare read (see the top)
+cost() {
+	awk -v k="$1" -v b="$base" -v n="$calls" '$3 == k && $5 > 0 && $6 > 0 {
+		printf "%.6f\n", ($4 / $5 / b - 1) * n / $6 }' "$r/stdout" | median
+}
+ours_c=$(cost ours)
+theirs_c=$(cost theirs)
+echo "$runs rounds of $calls one-byte reads, each with $calls pread64 calls in turns, in the guest (kernel $rel, TCG), medians:"
+awk -v t="$percall" -v b="$base" -v o="$ours_c" -v d="$theirs_c" -v n="$calls" 'BEGIN {
+	printf "alone: %.1f ms, %.0f ns per read; read / pread64 %.3f\n", t / 1e6, t / n, b
+	printf "our syscall.read probe: %.0f ns per hit (%.2f of a read)\n", o * t / n, o
+	printf "Debian stap 4.8'"'"'s: %.0f ns per hit (%.2f of a read)\n", d * t / n, d
+	printf "per-hit overhead, ours / theirs: %.2f (target <= 1)\n", o / d }'
 if [ -n "$inexact" ]; then
 	echo "counts NOT exact in:"
 	echo "$inexact"

@@ -218,9 +218,9 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	if (atomic_read(&stp_session_state) != state)
 		goto out;
 	c = stp_current_context();
-	if (unlikely(!c || atomic_inc_return(&c->busy) != 1)) {
+	if (unlikely(!c || local_inc_return(&c->busy) != 1)) {
 		if (c)
-			atomic_dec(&c->busy);
+			local_dec(&c->busy);
 		if (c && !STP_COUNT_REENTRANCY)
 			goto out;
 		if (c)
@@ -270,7 +270,7 @@ static void stp_probe_run_hit(const struct stp_probe *probe, enum stp_session_st
 	c->regs = NULL;
 	c->probe_data = NULL;
 	c->kept = NULL;
-	atomic_dec(&c->busy);
+	local_dec(&c->busy);
 out:
 	preempt_enable();
 }

@@ -67,6 +67,7 @@
 #include <linux/version.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <asm/local.h>
 
 #include "transport_msgs.h"
 #include "compat.h"
@@ -211,9 +212,11 @@ struct stp_hit {
 /*
  * The per-CPU state of the probe running on that CPU.  A handler owns its CPU's context
  * from entry to exit (preemption off); a probe that fires while it is busy is skipped.
+ * Only its CPU touches busy (a hit of an interrupt or NMI there included), so it is a
+ * local_t: safe against them without a locked instruction.
  */
 struct context {
-	atomic_t busy;
+	local_t busy;
 	const struct stp_probe *probe;
 	struct pt_regs *regs;		/* from struct stp_hit */
 	unsigned long probe_addr;	/* from struct stp_hit: 0, or the kprobe's address */

@@ -1,25 +1,41 @@
 /*
- * reads [-w] N - makes exactly N read(2) system calls of one byte from /dev/zero and
+ * reads [-b] [-w] N - makes exactly N read(2) system calls of one byte from /dev/zero and
  * prints
  *   reads: N read calls in T ns
  *
  * The calls go through syscall(2), so each enters the kernel at __x64_sys_read; the
  * program's start-up reads nothing (it is static), so a syscall.read probe filtered on
  * this process counts N.
+ *
+ * -b: also N one-byte pread64(2) calls of /dev/zero in turns with them (workload.h),
+ * which syscall.read does not see, and a second line
+ *   reads: N pread64 calls in T ns
  */
 #include <fcntl.h>
 #include <sys/syscall.h>
 
 #include "workload.h"
 
-#define USAGE "[-w] N"
+#define USAGE "[-b] [-w] N"
+
+static int fd;
+static char byte;
+
+static void call_read(void)
+{
+	syscall(SYS_read, fd, &byte, 1);
+}
+
+static void call_pread64(void)
+{
+	syscall(SYS_pread64, fd, &byte, 1, 0);
+}
 
 int main(int argc, char **argv)
 {
-	long long start, end;
-	long n, i;
-	int first, fd;
-	char byte;
+	long long probed, baseline;
+	int first, paired = workload_baseline_option(&argc, &argv);
+	long n;
 
 	workload_options(argc, argv, &first, 1, USAGE);
 	n = workload_count(argv[first], USAGE);
@@ -28,10 +44,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "reads: cannot open /dev/zero: %s\n", strerror(errno));
 		return 1;
 	}
-	start = workload_now_ns();
-	for (i = 0; i < n; i++)
-		syscall(SYS_read, fd, &byte, 1);
-	end = workload_now_ns();
-	printf("reads: %ld read calls in %lld ns\n", n, end - start);
+	workload_in_turns(n, call_read, paired ? call_pread64 : NULL, &probed, &baseline);
+	printf("reads: %ld read calls in %lld ns\n", n, probed);
+	if (paired)
+		printf("reads: %ld pread64 calls in %lld ns\n", n, baseline);
 	return 0;
 }

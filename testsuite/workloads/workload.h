@@ -66,6 +66,49 @@ static void workload_wait_for_go(void)
 	}
 }
 
+/*
+ * -b, before the other options: the program also makes a baseline, calls of another
+ * system call that the benchmark's probe never sees, in turns with the measured ones
+ * (WORKLOAD_TURN of each at a time) and timed apart.  The two kinds then meet the same
+ * speed of the machine, which in the emulated guest halves whenever its other vCPU has
+ * work (bench/probe-overhead.sh).  Takes -b out of the arguments.
+ */
+#define WORKLOAD_TURN 1000
+
+static inline int workload_baseline_option(int *argc, char ***argv)
+{
+	if (*argc < 2 || strcmp((*argv)[1], "-b"))
+		return 0;
+	(*argv)[1] = (*argv)[0];
+	(*argv)++;
+	(*argc)--;
+	return 1;
+}
+
+/* N calls of MEASURED, and with a BASELINE N of it in turns: their times, apart. */
+static inline void workload_in_turns(long n, void (*measured)(void), void (*baseline)(void),
+				     long long *measured_ns, long long *baseline_ns)
+{
+	long long start;
+	long done, i;
+
+	*measured_ns = *baseline_ns = 0;
+	for (done = 0; done < n; done += WORKLOAD_TURN) {
+		long turn = n - done < WORKLOAD_TURN ? n - done : WORKLOAD_TURN;
+
+		start = workload_now_ns();
+		for (i = 0; i < turn; i++)
+			measured();
+		*measured_ns += workload_now_ns() - start;
+		if (!baseline)
+			continue;
+		start = workload_now_ns();
+		for (i = 0; i < turn; i++)
+			baseline();
+		*baseline_ns += workload_now_ns() - start;
+	}
+}
+
 /* Parses [-w] and leaves the remaining arguments at argv[*first]. */
 static void workload_options(int argc, char **argv, int *first, int nargs, const char *usage)
 {
