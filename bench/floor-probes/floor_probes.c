@@ -12,13 +12,13 @@
 static int kret;
 module_param(kret, int, 0444);
 static atomic_long_t hit_count = ATOMIC_LONG_INIT(0);
-static long hits;
+
 static int hits_get(char *buffer, const struct kernel_param *kp)
 {
 	return sprintf(buffer, "%ld\n", atomic_long_read(&hit_count));
 }
 static const struct kernel_param_ops hits_ops = { .get = hits_get };
-module_param_cb(hits, &hits_ops, &hits, 0444);
+module_param_cb(hits, &hits_ops, NULL, 0444);
 
 static int count_entry(struct kprobe *kp, struct pt_regs *regs)
 {
