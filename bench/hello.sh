@@ -17,7 +17,6 @@ wall_ms() {	# the wall time of one run of the command, in ms (bash's clock: no p
 	end=$EPOCHREALTIME
 	awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 "$ours" -r "$rel" -p3 -e "$hello" >/dev/null
 "$theirs" -r "$rel" -p3 -e "$hello" >/dev/null 2>&1 || true

@@ -111,22 +111,14 @@ if [ "$(cat "$r/verdict")" != clean ] || [ "$(cat "$r/status")" != 0 ]; then
 	exit 1
 fi
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-# per run of KIND: its getppid time over its getpid time
-quotients() { awk -v k="$1" '$3 == k && $5 > 0 { printf "%.6f\n", $4 / $5 }' "$r/stdout"; }
 inexact=$(awk -v n="$calls" '$3 != "alone" && $3 !~ /^ref_/ && $6 != n' "$r/stdout")
-base=$(quotients alone | median)
+base=$(paired_base "$r/stdout")
 percall=$(awk '$3 == "alone" { print $4 }' "$r/stdout" | median)
 echo "$runs rounds of $calls getppid calls, each with $calls getpid calls in turns, in the guest (kernel $rel, TCG), medians:"
 awk -v t="$percall" -v n="$calls" -v q="$base" 'BEGIN {
 	printf "alone: %.1f ms, %.0f ns per getppid call; getppid / getpid %.3f\n", t / 1e6, t / n, q }'
-# the cost of a hit of KIND: the growth of a run's quotient, as a fraction of a bare
-# getppid call, over the share of the calls its probe saw (Debian's may miss the first
-# ones), the median of the runs
-cost() {
-	awk -v k="$1" -v b="$base" -v n="$calls" '$3 == k && $5 > 0 && $6 > 0 {
-		printf "%.6f\n", ($4 / $5 / b - 1) * n / $6 }' "$r/stdout" | median
-}
+# the cost of a hit of KIND, as a fraction of a bare getppid call
+cost() { paired_cost "$r/stdout" "$1" "$base" "$calls"; }
 for m in kprobe kretprobe; do
 	ours=$(cost "$m")
 	floor=$(cost "floor_$m")

@@ -76,16 +76,12 @@ if [ "$(cat "$r/verdict")" != clean ] || [ "$(cat "$r/status")" != 0 ]; then
 	exit 1
 fi
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 inexact=$(awk -v n="$calls" '$3 == "ours" && $6 != n' "$r/stdout")
 theirs_counts=$(awk '$3 == "theirs" { printf "%s%s", sep, $6; sep = " " }' "$r/stdout")
-base=$(awk '$3 == "alone" && $5 > 0 { printf "%.6f\n", $4 / $5 }' "$r/stdout" | median)
+base=$(paired_base "$r/stdout")
 percall=$(awk '$3 == "alone" { print $4 }' "$r/stdout" | median)
-# the cost of a hit of KIND, as a fraction of a bare read (see the top)
-cost() {
-	awk -v k="$1" -v b="$base" -v n="$calls" '$3 == k && $5 > 0 && $6 > 0 {
-		printf "%.6f\n", ($4 / $5 / b - 1) * n / $6 }' "$r/stdout" | median
-}
+# the cost of a hit of KIND, as a fraction of a bare read
+cost() { paired_cost "$r/stdout" "$1" "$base" "$calls"; }
 ours_c=$(cost ours)
 theirs_c=$(cost theirs)
 echo "$runs rounds of $calls one-byte reads, each with $calls pread64 calls in turns, in the guest (kernel $rel, TCG), medians:"

@@ -69,7 +69,6 @@ for i in $(seq "$runs"); do
 		echo "$who $(( ($(date +%s%N) - start) / 1000000 ))" >>"$work/p4.times"
 	done
 done
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 our_ms=$(awk '$1 == "ours" { print $2 }' "$work/p4.times" | median)
 their_ms=$(awk '$1 == "theirs" { print $2 }' "$work/p4.times" | median)
 echo "-p4 of syscall.*, cache miss ($runs runs each): stapler ${our_ms} ms; Debian's stap ${their_ms} ms"
