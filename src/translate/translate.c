@@ -31,40 +31,58 @@
 
 /* ---- declarations ---- */
 
-static void emit_field(struct emitter *e, enum stap_type type, const char *name)
+/* A frame's field declared, or (INIT) set at its body's start: 0, or the empty string */
+static void emit_field(struct emitter *e, enum stap_type type, const char *name, bool init)
 {
-	if (type == TYPE_STRING)
-		emit(e, "\tchar %s[MAXSTRINGLEN];\n", name);
+	if (init)
+		emit(e, type == TYPE_STRING ? "\tl->%s[0] = '\\0';\n" : "\tl->%s = 0;\n", name);
 	else
-		emit(e, "\ts64 %s;\n", name);
+		emit(e, type == TYPE_STRING ? "\tchar %s[MAXSTRINGLEN];\n" : "\ts64 %s;\n", name);
 }
 
-static void emit_locals_struct(struct emitter *e, struct body *b)
+/*
+ * B's frame: its fields declared (INIT false), or (INIT true) each field that can be read
+ * before it is written set at the body's start: numbers 0, strings empty, the stable
+ * calls not yet made.  A function's parameters are its caller's to set; a temporary is
+ * written before it is read, but an empty one costs a byte.  Clearing the frame whole
+ * would cost MAXSTRINGLEN bytes for each string in it on every hit.
+ */
+static void emit_frame_fields(struct emitter *e, struct body *b, bool init)
 {
 	struct symbol *params = b->function ? b->function->params : NULL;
 	struct symbol *locals = b->function ? b->function->locals :
 				b->guarded ? NULL : b->handler->locals;
 
-	emit(e, "struct %s_locals {\n", b->frame);
-	for (int list = 0; list < 2; list++) {
+	for (int list = init ? 1 : 0; list < 2; list++) {
 		for (struct symbol *sym = list ? locals : params; sym; sym = sym->next) {
 			char *field = xasprintf("l_%s", sym->name);
 
-			emit_field(e, sym->type, field);
+			emit_field(e, sym->type, field, init);
 			free(field);
 		}
 	}
 	if (b->function && b->function->return_type != TYPE_UNKNOWN)
-		emit_field(e, b->function->return_type, "__retvalue");
-	for (int i = 0; i < b->ntemps; i++)
-		emit(e, "\tchar _tmp%d[MAXSTRINGLEN];\n", i);
+		emit_field(e, b->function->return_type, "__retvalue", init);
+	for (int i = 0; i < b->ntemps; i++) {
+		char *field = xasprintf("_tmp%d", i);
+
+		emit_field(e, TYPE_STRING, field, init);
+		free(field);
+	}
 	for (int i = 0; i < b->nstables; i++) {
 		char *field = xasprintf("_stable%d", i);
 
-		emit_field(e, b->stables[i]->return_type, field);
-		emit(e, "\tbool _stable%d_set;\n", i);
+		if (!init)	/* the value is written before it is read */
+			emit_field(e, b->stables[i]->return_type, field, false);
+		emit(e, init ? "\tl->%s_set = false;\n" : "\tbool %s_set;\n", field);
 		free(field);
 	}
+}
+
+static void emit_locals_struct(struct emitter *e, struct body *b)
+{
+	emit(e, "struct %s_locals {\n", b->frame);
+	emit_frame_fields(e, b, false);
 	emit(e, "\tchar __unused;\n");	/* never empty */
 	emit(e, "};\n\n");
 }
@@ -92,7 +110,9 @@ static void emit_embedded_function(struct emitter *e, struct body *b)
 	emit(e, "#define THIS l\n");
 	emit(e, "static void %s(struct context *c)\n{\n", b->frame);
 	emit(e, "\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n", b->frame, b->frame);
-	emit(e, "\t(void)l;\n\t{\n");
+	emit(e, "\t(void)l;\n");
+	emit_frame_fields(e, b, true);
+	emit(e, "\t{\n");
 	emit_embedded_code(e, code);
 	emit(e, "\t}\n\tgoto out;\nout:\n\t;\n}\n");
 	emit(e, "#undef STAP_ERROR\n#undef STAP_PRINTF\n#undef THIS\n");
@@ -210,7 +230,9 @@ static void emit_body(struct emitter *e, struct body *b)
 		locks = emit_lock_table(e, b);
 		emit(e, "static void %s(struct context *c)\n{\n"
 			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\tbool run;\n\n"
-			"\tmemset(l, 0, sizeof(*l));\n", b->frame, b->frame, b->frame);
+			"\t(void)l;\n",
+		     b->frame, b->frame, b->frame);
+		emit_frame_fields(e, b, true);
 		if (locks)
 			emit(e, "\tif (!stp_lock_globals(%s_locks, %d))\n\t\treturn;\n", b->frame,
 			     locks);
@@ -229,12 +251,14 @@ static void emit_body(struct emitter *e, struct body *b)
 			"\tstruct %s_locals *l = &STP_FRAME(c, c->nesting)->%s;\n\n"
 			"\t(void)l;\n",
 		     b->frame, b->frame, b->frame);
+		emit_frame_fields(e, b, true);
 	} else if (b->locks) {	/* an @entry body: its locks around all of it */
 		locks = emit_lock_table(e, b);
 		emit(e, "static void %s(struct context *c)\n{\n"
 			"\tstruct %s_locals *l = &STP_FRAME(c, 0)->%s;\n\n"
-			"\tmemset(l, 0, sizeof(*l));\n",
+			"\t(void)l;\n",
 		     b->frame, b->frame, b->frame);
+		emit_frame_fields(e, b, true);
 		if (locks)
 			emit(e, "\tif (!stp_lock_globals(%s_locks, %d))\n\t\treturn;\n", b->frame, locks);
 	} else {		/* a handler: its lock regions */
@@ -246,7 +270,8 @@ static void emit_body(struct emitter *e, struct body *b)
 			emit(e, "\tconst struct stp_lock_req *_held = NULL;\n\tint _nheld = 0;\n");
 		if (b->sharing)
 			emit(e, "\tchar *const *_K = c->probe->consts;\n");
-		emit(e, "\n\tmemset(l, 0, sizeof(*l));\n");
+		emit(e, "\n\t(void)l;\n");
+		emit_frame_fields(e, b, true);
 	}
 	emit_code(e, b, b->code.data ? b->code.data : "");
 	emit(e, "\tgoto out;\nout:\n");
