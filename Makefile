@@ -14,11 +14,12 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) $(CPPFLAGS) $(CFLAGS) \
 pkgdatadir = $(datadir)/stapler
 pkglibexecdir = $(libexecdir)/stapler
 
-STAP_SOURCES = $(sort $(wildcard src/*.c src/*/*.c))
+# src/build/kbuild_cc.c is a program of its own, the compiler pass 4 gives kbuild
+STAP_SOURCES = $(filter-out src/build/kbuild_cc.c,$(sort $(wildcard src/*.c src/*/*.c)))
 STAP_OBJECTS = $(STAP_SOURCES:.c=.o)
 STAPRUN_COMMON = staprun/common.o
 
-PROGRAMS = stap staprun/staprun staprun/stapio staprun/stap-merge
+PROGRAMS = stap src/build/kbuild-cc staprun/staprun staprun/stapio staprun/stap-merge
 # stap-exporter needs libmicrohttpd (./configure says when it is missing)
 ifneq ($(strip $(MHD_LIBS)),)
 PROGRAMS += staprun/stap-exporter
@@ -43,6 +44,9 @@ src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) staprun/sdt_markers.h config.mk
 		-DPKGDATADIR='"$(pkgdatadir)"' -DBINDIR='"$(bindir)"' \
 		-DPKGLIBEXECDIR='"$(pkglibexecdir)"' \
 		-DDEFAULT_KERNEL_BUILD='"$(KERNEL_BUILD)"' -c -o $@ $<
+
+src/build/kbuild-cc: src/build/kbuild_cc.o src/util.o src/hash.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 staprun/staprun: staprun/staprun.o staprun/modimage.o $(STAPRUN_COMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS)
@@ -96,7 +100,7 @@ install: all
 		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(mandir)/man8
 	install -m 755 stap staprun/staprun staprun/stap-merge tools/stap-prep tools/stap-report \
 		$(DESTDIR)$(bindir)
-	install -m 755 staprun/stapio $(DESTDIR)$(pkglibexecdir)
+	install -m 755 staprun/stapio src/build/kbuild-cc $(DESTDIR)$(pkglibexecdir)
 	if [ -x staprun/stap-exporter ]; then \
 		install -d $(DESTDIR)$(exporterdir) && \
 		install -m 755 staprun/stap-exporter $(DESTDIR)$(bindir) && \

@@ -219,67 +219,6 @@ void cache_cleanup(void)
 	}
 }
 
-/* mkdir -p, each folder made private */
-int make_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *slash = strchr(p + 1, '/');; slash = strchr(slash + 1, '/')) {
-		if (slash)
-			*slash = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		if (!slash)
-			break;
-		*slash = '/';
-	}
-	free(p);
-	return is_dir(path) ? 0 : -1;
-}
-
-/* PATH appears whole: written to a temporary name beside it, then renamed. */
-int install_file(const char *path, const void *data, size_t len)
-{
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
-	const char *p = data;
-	int fd, rc = -1;
-
-	if (slash)
-		*slash = '\0';
-	if (make_dirs(dir)) {
-		free(dir);
-		return -1;
-	}
-	tmp = xasprintf("%s/.tmp-XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		goto out;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		p += n;
-		len -= n;
-	}
-	fchmod(fd, 0600);	/* mkstemp's mode; said for the reader */
-	if (close(fd) || rename(tmp, path))
-		unlink(tmp);
-	else
-		rc = 0;
-out:
-	free(tmp);
-	free(dir);
-	return rc;
-}
-
 /* --clean-cache: everything goes, modules and kernel API test results. */
 int cache_clean(bool verbose)
 {

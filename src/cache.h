@@ -21,13 +21,11 @@ void cache_cleanup(void);
  * SOURCE (KEY: a hash of TAG, SOURCE's identity and size and time, and the program's). */
 char *cache_path_for_file(const char *folder, const char *name, const char *tag,
 			  const char *source);
-int make_dirs(const char *path);
 /* Makes DIR (absolute) 0700, each folder on the way checked as the cache's are: NULL when
  * it is safe to keep secrets in, else why not; *CHECKED is the path to use. */
 char *private_folder(const char *dir, char **checked);
 /* The user's home in the password database (not $HOME), or NULL. */
 char *user_home(void);
-int install_file(const char *path, const void *data, size_t len);	/* atomic */
 int cache_clean(bool verbose);		/* --clean-cache */
 
 #endif

@@ -68,6 +68,11 @@ bool file_identity(const char *path, struct file_identity *id);	/* false: no suc
 int write_file(const char *path, const char *data, size_t len);
 bool is_dir(const char *path);
 bool is_file(const char *path);
+int make_dirs(const char *path);	/* mkdir -p, each folder made private */
+int install_file(const char *path, const void *data, size_t len);	/* atomic */
+/* PROGRAM's file: as it is when it names one, else found on PATH as the shell would;
+ * its real path (NULL when there is none). */
+char *which_program(const char *program);
 char *dir_of_executable(void);
 char *find_file_under(const char *dir, const char *name);
 /* VAR of the target's environment: --sysenv's value, else this process's; NULL if unset */

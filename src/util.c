@@ -704,3 +704,83 @@ void show_command(const struct strlist *argv)
 	fprintf(stderr, "Running %s\n", text);
 	free(text);
 }
+
+/* mkdir -p, each folder made private */
+int make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *slash = strchr(p + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+	}
+	free(p);
+	return is_dir(path) ? 0 : -1;
+}
+
+/* PATH appears whole: written to a temporary name beside it, then renamed. */
+int install_file(const char *path, const void *data, size_t len)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
+	const char *p = data;
+	int fd, rc = -1;
+
+	if (slash)
+		*slash = '\0';
+	if (make_dirs(dir)) {
+		free(dir);
+		return -1;
+	}
+	tmp = xasprintf("%s/.tmp-XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto out;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			unlink(tmp);
+			goto out;
+		}
+		p += n;
+		len -= n;
+	}
+	fchmod(fd, 0600);	/* mkstemp's mode; said for the reader */
+	if (close(fd) || rename(tmp, path))
+		unlink(tmp);
+	else
+		rc = 0;
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+char *which_program(const char *program)
+{
+	const char *path = getenv("PATH");
+	char *found = NULL, *copy, *dir, *save = NULL;
+
+	if (strchr(program, '/'))
+		return access(program, X_OK) == 0 ? realpath(program, NULL) : NULL;
+	copy = xstrdup(path && *path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *candidate = xasprintf("%s/%s", *dir ? dir : ".", program);
+
+		if (access(candidate, X_OK) == 0 && is_file(candidate))
+			found = realpath(candidate, NULL);
+		free(candidate);
+	}
+	free(copy);
+	return found;
+}

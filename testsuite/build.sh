@@ -177,6 +177,80 @@ details=$out
 check "the kernel API tests are not run again" \
 	has '^Pass 4: using cached kernel API tests .*/stp_autoconf.h$' "$out"
 
+# 4c. kbuild-cc: the kernel Makefile's questions to its compiler (cc-option and the like,
+# about 30 compiler runs on /dev/null per kbuild run) answered from the cache; the flags
+# they give are the compiler's own answers
+rm -rf "$work/tmp"/*
+out=$(cd "$work/c" && "$STAP" -p4 -r "$rel" -m b_cc -k --disable-cache -D STAPLER_CC=1 \
+	../hello.stp 2>&1)
+asked=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' <<<"$out")
+out=$(cd "$work/c" && strace -f -qq -e trace=execve -o "$work/cc.trace" \
+	"$STAP" -p4 -r "$rel" -m b_cc -k -D STAPLER_CC=1 ../hello.stp 2>&1)
+answered=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' <<<"$out")
+flags() {	# DIR: the module's compile command, its folder as DIR, without kbuild-cc's words
+	# (the kernel API tests' folder is the cache's in one, DIR's own in the other)
+	sed -n 's/^cmd_.*b_cc\.o := //p' "$1/.b_cc.o.cmd" 2>/dev/null |
+		sed "s|^[^ ]*/kbuild-cc [^ ]* ||; s|^ *||; s|-I[^ ]*/autoconf[^ ]*|-IAUTOCONF|; s|$1|DIR|g"
+}
+details=$(grep -h 'kbuild-cc' "$answered/.b_cc.o.cmd" 2>/dev/null | head -c 600)
+check "with the cache, kbuild's compiler is kbuild-cc with the compiler kbuild chose" \
+	grep -Eq "^cmd_.* := [^ ]*/kbuild-cc $STAPLER_CACHE_DIR/autoconf/$rel-[0-9a-f]+/kbuild-cc $(cat "$STAPLER_CACHE_DIR"/autoconf/"$rel"-*/compiler) " \
+	"$answered/.b_cc.o.cmd"
+details=$(diff <(flags "$asked") <(flags "$answered"))
+check "the module is compiled with the same flags whether kbuild asks its compiler or the cache" \
+	test -n "$(flags "$asked")" -a "$(flags "$asked")" = "$(flags "$answered")"
+details=$(grep -c 'cc1"' "$work/cc.trace")
+check "with the answers cached, the compiler runs only on the module's two C files" \
+	test "$(grep 'cc1"' "$work/cc.trace" | grep -c '= 0$')" = 2
+rm -rf "$asked" "$answered"
+
+# kbuild-cc itself, with a compiler that counts its runs
+kcc=$top/src/build/kbuild-cc
+mkdir -p "$work/kcc"
+cat >"$work/kcc/cc" <<'SH'
+#!/bin/sh
+echo run >>"${0%/*}/runs"
+case " $* " in *" -mbad "*) echo "cc: error: unrecognized option '-mbad'" >&2; exit 1;; esac
+for a; do [ "$prev" = -o ] && printf 'object of %s\n' "$(cat)" >"$a"; prev=$a; done
+echo "said $*"
+SH
+chmod +x "$work/kcc/cc"
+kruns() { wc -l <"$work/kcc/runs" 2>/dev/null || echo 0; }
+ask() {	# kbuild-cc with ARGS and stdin "x", as make's shell runs it: output, status, -o file
+	local o
+	o=$(echo x | "$kcc" "$work/kcc/memo" "$work/kcc/cc" "$@" 2>&1; echo "status $?")
+	printf '%s|%s' "$o" "$(cat "$work/kcc/o" 2>/dev/null)"
+	rm -f "$work/kcc/o"
+}
+first=$(ask -Werror -mbad -c -x c /dev/null -o "$work/kcc/o")
+second=$(ask -Werror -mbad -c -x c /dev/null -o "$work/kcc/o")
+details="first: $first; second: $second"
+check "kbuild-cc replays a refused option's error and status without running the compiler" \
+	test "$first" = "$second" -a "$(kruns)" = 1 -a -n "$(grep -F "unrecognized option '-mbad'" <<<"$first")" \
+	-a -n "$(grep -F 'status 1' <<<"$first")"
+first=$(ask -Werror -mgood -c -x assembler-with-cpp -o "$work/kcc/o" -)
+second=$(ask -Werror -mgood -c -x assembler-with-cpp -o "$work/kcc/o.2" -)
+mv "$work/kcc/o.2" "$work/kcc/o" 2>/dev/null
+second=$second$(cat "$work/kcc/o" 2>/dev/null)
+details="first: $first; second: $second"
+check "kbuild-cc replays output, status and the -o file (named anything) of a run on stdin" \
+	test "$(kruns)" = 2 -a "${first%%|*}" = "${second%%|*}" -a \
+	-n "$(grep -F 'said -Werror -mgood' <<<"$second")" -a \
+	-n "$(grep -F 'status 0' <<<"$second")" -a -n "$(grep -F 'object of x' <<<"$first")" -a \
+	"${second##*|}" = "object of x"
+printf 'y' | "$kcc" "$work/kcc/memo" "$work/kcc/cc" -mgood -c -x assembler-with-cpp -o "$work/kcc/o" - >/dev/null
+details=$(kruns)
+check "kbuild-cc asks again for other standard input" test "$(kruns)" = 3
+echo 'int x;' >"$work/kcc/real.c"
+for _ in 1 2; do "$kcc" "$work/kcc/memo" "$work/kcc/cc" -c "$work/kcc/real.c" -o "$work/kcc/o" >/dev/null; done
+"$kcc" "$work/kcc/memo" "$work/kcc/cc" -c -include "$work/kcc/real.c" -x c /dev/null >/dev/null
+"$kcc" "$work/kcc/memo" "$work/kcc/cc" -c -include "$work/kcc/real.c" -x c /dev/null >/dev/null
+details=$(kruns)
+check "kbuild-cc runs the compiler every time on a real file or one it includes" test "$(kruns)" = 7
+details=$(find "$work/kcc/memo" -printf '%M %p\n')
+check "kbuild-cc's entries are private and whole (no temporary files left)" \
+	test -z "$(find "$work/kcc/memo" -perm /077)" -a -z "$(find "$work/kcc/memo" -name '.*')"
+
 # 4b. a release without a build tree: stap's check of its .config, and the packages to install,
 # before any compiling (no kernel API test runs)
 out=$(cd "$work/c" && "$STAP" -v -p4 -r 6.0.0-99-nosuch-amd64 -m b_nosuch ../hello.stp 2>&1)

@@ -30,6 +30,10 @@
 #include <ctype.h>
 #include <unistd.h>
 
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/stapler"
+#endif
+
 /* Module names: letters, digits and '_', at most 55 characters (MODULE_NAME_LEN - 1). */
 #define MAX_MODULE_NAME 55
 
@@ -214,6 +218,24 @@ static struct strlist autoconf_tests(const char *dir)
 	return names;
 }
 
+#define COMPILER_LINE "stapler: kbuild's compiler: "
+
+/* The compiler make's LOG reported (COMPILER_LINE), into WORK/compiler. */
+static void keep_compiler(const char *log, const char *work)
+{
+	char *text = read_file(log, NULL), *line = text ? strstr(text, COMPILER_LINE) : NULL;
+
+	if (line) {
+		char *cc = line + strlen(COMPILER_LINE), *path = xasprintf("%s/compiler", work);
+
+		cc += strspn(cc, " \t");
+		cc[strcspn(cc, "\n")] = '\0';
+		write_file(path, cc, strlen(cc));
+		free(path);
+	}
+	free(text);
+}
+
 /* Compiles the tests in WORK; the text of stp_autoconf.h, or NULL when none compiled. */
 static char *run_autoconf(struct session *s, const char *tests_dir, const struct strlist *tests,
 			  const char *work)
@@ -228,6 +250,8 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 	/* a mismatched form must fail to compile, not merely warn */
 	sb_puts(&kbuild, "ccflags-y := -Werror=implicit-function-declaration "
 		"-Werror=incompatible-pointer-types -Werror=int-conversion\n");
+	/* the compiler as kbuild has it, for kbuild-cc (build_module()) */
+	sb_puts(&kbuild, "$(info " COMPILER_LINE "$(CC))\n");
 	for (int i = 0; i < tests->count; i++) {
 		char *src = xasprintf("%s/%s.c", tests_dir, tests->items[i]);
 		char *dst = xasprintf("%s/%s.c", work, tests->items[i]);
@@ -297,9 +321,25 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 		show_log(log);
 		sb_free(&header);
 	}
+	if (found)
+		keep_compiler(log, work);
 	free(log);
 	sb_free(&kbuild);
 	return found ? sb_steal(&header) : NULL;
+}
+
+/* FROM/NAME copied to TO/NAME, appearing whole, when there is one. */
+static void copy_into(const char *from, const char *to, const char *name)
+{
+	char *src = xasprintf("%s/%s", from, name), *dst = xasprintf("%s/%s", to, name);
+	size_t len;
+	char *text = read_file(src, &len);
+
+	if (text)
+		install_file(dst, text, len);
+	free(text);
+	free(src);
+	free(dst);
 }
 
 char *autoconf_dir(struct session *s)
@@ -310,7 +350,7 @@ char *autoconf_dir(struct session *s)
 	char *key, *cache = NULL, *cached = NULL, *work, *header, *header_path, *result = NULL;
 
 	hasher_init(&h);
-	hash_string(&h, "stapler autoconf 1");
+	hash_string(&h, "stapler autoconf 2");
 	hash_kernel(&h, s);
 	hash_tree(&h, tests_dir, true);
 	for (int i = 0; i < s->make_args.count; i++)
@@ -346,6 +386,8 @@ char *autoconf_dir(struct session *s)
 		if (verbose_at(s, 4, 1))
 			fprintf(stderr, "Pass 4: tested %d kernel APIs of %s\n", tests.count,
 				s->kernel_release);
+		if (cache)	/* before the header, which says the folder is whole */
+			copy_into(work, cache, "compiler");
 		if (cache && install_file(cached, header, strlen(header)) == 0) {
 			result = cache;
 			cache = NULL;
@@ -451,6 +493,47 @@ static void settle_module_name(struct session *s, const char *ko_path)
 	free(image);
 }
 
+/* Whether make's shell takes PATH as one word as it is: nothing to quote. */
+static bool plain_path(const char *path)
+{
+	return strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "/._+-") == strlen(path);
+}
+
+/*
+ * "CC=kbuild-cc FOLDER COMPILER": the compiler kbuild uses (the kernel API tests saw it in
+ * AUTOCONF, the cache's folder for the kernel) through kbuild-cc, which answers the
+ * kernel Makefile's questions to its compiler from FOLDER (src/build/kbuild_cc.c).  NULL,
+ * kbuild as it is, when the cache is not in use or kbuild-cc is not there.
+ */
+static char *kbuild_cc_arg(const char *autoconf)
+{
+	char *exe_dir = dir_of_executable(), *wrapper = NULL, *compiler_file, *compiler;
+	char *folder, *arg = NULL;
+
+	if (cache_mode != CACHE_USE)
+		return NULL;
+	if (exe_dir) {		/* in the source tree, beside stap */
+		wrapper = xasprintf("%s/src/build/kbuild-cc", exe_dir);
+		free(exe_dir);
+	}
+	if (!wrapper || access(wrapper, X_OK)) {
+		free(wrapper);
+		wrapper = xstrdup(PKGLIBEXECDIR "/kbuild-cc");
+	}
+	compiler_file = xasprintf("%s/compiler", autoconf);
+	compiler = read_file(compiler_file, NULL);
+	folder = xasprintf("%s/kbuild-cc", autoconf);
+	if (compiler && *compiler && access(wrapper, X_OK) == 0 && plain_path(wrapper) &&
+	    plain_path(folder))
+		arg = xasprintf("CC=%s %s %s", wrapper, folder, compiler);
+	free(compiler_file);
+	free(compiler);
+	free(folder);
+	free(wrapper);
+	return arg;
+}
+
 int build_module(struct session *s)
 {
 	char *kbuild_path = xasprintf("%s/Kbuild", s->tmpdir);
@@ -459,7 +542,7 @@ int build_module(struct session *s)
 	char *autoconf = have_build_tree(s) ? autoconf_dir(s) : NULL;
 	char *kbuild = NULL;
 	char *dir_arg = xasprintf("-C%s", s->kernel_build_dir);
-	char *m_arg = xasprintf("M=%s", s->tmpdir);
+	char *m_arg = xasprintf("M=%s", s->tmpdir), *cc_arg = NULL;
 	struct strlist argv = { 0 };
 	bool show_output = verbose_at(s, 4, 2);
 	int status, rc = -1;
@@ -479,6 +562,8 @@ int build_module(struct session *s)
 		strlist_add(&argv, "V=1");
 	for (int i = 0; i < s->make_args.count; i++)
 		strlist_add(&argv, s->make_args.items[i]);
+	if ((cc_arg = kbuild_cc_arg(autoconf)))
+		strlist_add(&argv, cc_arg);
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
 
@@ -504,5 +589,6 @@ out:
 	free(autoconf);
 	free(dir_arg);
 	free(m_arg);
+	free(cc_arg);
 	return rc;
 }

@@ -52,7 +52,7 @@ static const char *make_arg(struct session *s, const char *var)
  * environment's CC does not count), else clang when LLVM is set (LLVM=1, LLVM=-15 as a
  * suffix, LLVM=/prefix/), else $(CROSS_COMPILE)gcc.
  */
-static char *kbuild_compiler(struct session *s)
+char *kbuild_compiler(struct session *s)
 {
 	const char *cc = make_arg(s, "CC"), *llvm = make_arg(s, "LLVM");
 	const char *cross = make_arg(s, "CROSS_COMPILE");
@@ -73,27 +73,6 @@ static char *kbuild_compiler(struct session *s)
 	return xasprintf("%sgcc", cross ? cross : "");
 }
 
-/* COMPILER's file: as it is when it names one, else found on PATH as the shell would;
- * its real path (NULL when there is none). */
-static char *program_file(const char *compiler)
-{
-	const char *path = getenv("PATH");
-	char *found = NULL, *copy, *dir, *save = NULL;
-
-	if (strchr(compiler, '/'))
-		return access(compiler, X_OK) == 0 ? realpath(compiler, NULL) : NULL;
-	copy = xstrdup(path && *path ? path : "/usr/bin:/bin");
-	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *candidate = xasprintf("%s/%s", *dir ? dir : ".", compiler);
-
-		if (access(candidate, X_OK) == 0 && is_file(candidate))
-			found = realpath(candidate, NULL);
-		free(candidate);
-	}
-	free(copy);
-	return found;
-}
-
 /*
  * What `COMPILER --version` says (all of it): a new compiler makes other modules.  Asked
  * once per compiler file: the answer is kept in the cache's compilers/ folder under a key
@@ -101,7 +80,7 @@ static char *program_file(const char *compiler)
  */
 static void hash_compiler_version(struct hasher *h, struct session *s)
 {
-	char *compiler = kbuild_compiler(s), *file = program_file(compiler), *kept = NULL;
+	char *compiler = kbuild_compiler(s), *file = which_program(compiler), *kept = NULL;
 	char *command, *version;
 	struct strbuf out = { 0 };
 	char buf[4096];

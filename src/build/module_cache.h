@@ -14,5 +14,7 @@ char *cache_key(struct session *s, struct program *prog, const char *script_name
 		const char *script_text);
 bool cache_fetch(struct session *s, const char *key);
 void cache_store(struct session *s, const char *key);
+/* The compiler kbuild will run for S's build (-B CC=, LLVM=, CROSS_COMPILE=) */
+char *kbuild_compiler(struct session *s);
 
 #endif
