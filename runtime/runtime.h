@@ -25,7 +25,8 @@
  *   process.c     process.begin/end, process.thread.begin/end, process.syscall probes:
  *                 the life events of user processes; the -c/-x target's hierarchy
  *   uprobe.c      process("PATH").function/.statement/.mark probes: the kernel's uprobes
- *   netfilter.c   netfilter.hook(...) probes: netfilter hook functions
+ *   netfilter.c   netfilter.hook(...) probes: netfilter hook functions (only with
+ *                 STP_NETFILTER: its networking headers cost a fifth of a small compile)
  *   module_symbols.c  where modules' static variables are (target variables); kallsyms
  *   symbols.c     kernel addresses as symbols, backtraces from the kernel's unwinder
  *   usymbols.c    user-space addresses as symbols, backtraces of the user stack (the
@@ -376,7 +377,9 @@ static void stp_timing_contended(struct stp_global_lock *lock);
 #ifdef STP_KLINES
 #include "klines.c"
 #endif
+#ifdef STP_NETFILTER
 #include "netfilter.c"
+#endif
 #include "module_symbols.c"
 #include "symbols.c"
 #include "hwbkpt.c"

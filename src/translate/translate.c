@@ -728,6 +728,14 @@ char *translate(struct session *s, struct program *prog)
 		emit(&e, "#define STP_USYMBOLS 1\n");
 	if (klines)	/* runtime/klines.c */
 		emit(&e, "#define STP_KLINES 1\n");
+	/* runtime/netfilter.c, whose networking headers are a fifth of a small module's
+	 * compile, only for netfilter probes */
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
+		if (dp->family == &netfilter_family) {
+			emit(&e, "#define STP_NETFILTER 1\n");
+			break;
+		}
+	}
 	/* --compatible=1.2 and older: %p zero-padded (runtime/format.c) */
 	if (s->compat_version && strverscmp(s->compat_version, "1.3") < 0)
 		emit(&e, "#define STP_FMT_POINTER_PADDED 1\n");
