@@ -202,6 +202,15 @@ check "the module is compiled with the same flags whether kbuild asks its compil
 details=$(grep -c 'cc1"' "$work/cc.trace")
 check "with the answers cached, the compiler runs only on the module's two C files" \
 	test "$(grep 'cc1"' "$work/cc.trace" | grep -c '= 0$')" = 2
+# 6.1's PAHOLE_FLAGS runs scripts/pahole-flags.sh at each expansion: its value is kept
+# with the kernel API tests and given to make
+if [ -x "$kbuild/scripts/pahole-flags.sh" ]; then
+	kept_flags=$(cat "$STAPLER_CACHE_DIR"/autoconf/"$rel"-*/pahole_flags 2>/dev/null)
+	script_flags=$(cd "$kbuild" && PAHOLE=pahole scripts/pahole-flags.sh)
+	details="kept: $kept_flags; the script says: $script_flags; $(grep -c pahole "$work/cc.trace") pahole runs"
+	check "kbuild's PAHOLE_FLAGS is kept once per kernel and the build runs no pahole" \
+		test "$kept_flags" = "$script_flags" -a "$(grep -c 'pahole' "$work/cc.trace")" = 0
+fi
 rm -rf "$asked" "$answered"
 
 # kbuild-cc itself, with a compiler that counts its runs

@@ -218,22 +218,43 @@ static struct strlist autoconf_tests(const char *dir)
 	return names;
 }
 
-#define COMPILER_LINE "stapler: kbuild's compiler: "
+/*
+ * Values kbuild works out by running programs in every make it starts, which the kernel
+ * API tests' run prints once per kernel (as "stapler-kbuild NAME=VALUE"), kept in a file
+ * each: the compiler kbuild runs (for kbuild-cc), and 6.1's PAHOLE_FLAGS, a recursive
+ * variable that runs scripts/pahole-flags.sh and pahole at each expansion (five times a
+ * build, 0.15 s), given to make as they are (build_module()).
+ */
+static const struct {
+	const char *var, *file;
+} kbuild_values[] = {
+	{ "CC", "compiler" },
+	{ "PAHOLE_FLAGS", "pahole_flags" },
+};
 
-/* The compiler make's LOG reported (COMPILER_LINE), into WORK/compiler. */
-static void keep_compiler(const char *log, const char *work)
+/* Each value make's LOG printed, into WORK/FILE (kbuild_values). */
+static void keep_kbuild_values(const char *log, const char *work)
 {
-	char *text = read_file(log, NULL), *line = text ? strstr(text, COMPILER_LINE) : NULL;
+	char *log_text = read_file(log, NULL), *text = log_text ? xasprintf("\n%s", log_text) : NULL;
 
-	if (line) {
-		char *cc = line + strlen(COMPILER_LINE), *path = xasprintf("%s/compiler", work);
+	for (size_t i = 0; text && i < sizeof(kbuild_values) / sizeof(kbuild_values[0]); i++) {
+		char *mark = xasprintf("\nstapler-kbuild %s=", kbuild_values[i].var);
+		char *line = strstr(text, mark), *path;
 
-		cc += strspn(cc, " \t");
-		cc[strcspn(cc, "\n")] = '\0';
-		write_file(path, cc, strlen(cc));
-		free(path);
+		if (line) {
+			char *value = line + strlen(mark);
+			size_t n;
+
+			value += strspn(value, " \t");
+			n = strcspn(value, "\n");
+			path = xasprintf("%s/%s", work, kbuild_values[i].file);
+			write_file(path, value, n);
+			free(path);
+		}
+		free(mark);
 	}
 	free(text);
+	free(log_text);
 }
 
 /* Compiles the tests in WORK; the text of stp_autoconf.h, or NULL when none compiled. */
@@ -250,8 +271,10 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 	/* a mismatched form must fail to compile, not merely warn */
 	sb_puts(&kbuild, "ccflags-y := -Werror=implicit-function-declaration "
 		"-Werror=incompatible-pointer-types -Werror=int-conversion\n");
-	/* the compiler as kbuild has it, for kbuild-cc (build_module()) */
-	sb_puts(&kbuild, "$(info " COMPILER_LINE "$(CC))\n");
+	/* the values kbuild_values names, as kbuild has them */
+	for (size_t i = 0; i < sizeof(kbuild_values) / sizeof(kbuild_values[0]); i++)
+		sb_printf(&kbuild, "$(info stapler-kbuild %s=$(%s))\n", kbuild_values[i].var,
+			  kbuild_values[i].var);
 	for (int i = 0; i < tests->count; i++) {
 		char *src = xasprintf("%s/%s.c", tests_dir, tests->items[i]);
 		char *dst = xasprintf("%s/%s.c", work, tests->items[i]);
@@ -322,7 +345,7 @@ static char *run_autoconf(struct session *s, const char *tests_dir, const struct
 		sb_free(&header);
 	}
 	if (found)
-		keep_compiler(log, work);
+		keep_kbuild_values(log, work);
 	free(log);
 	sb_free(&kbuild);
 	return found ? sb_steal(&header) : NULL;
@@ -348,9 +371,15 @@ char *autoconf_dir(struct session *s)
 	struct strlist tests = autoconf_tests(tests_dir);
 	struct hasher h;
 	char *key, *cache = NULL, *cached = NULL, *work, *header, *header_path, *result = NULL;
+	char *pahole;
 
 	hasher_init(&h);
 	hash_string(&h, "stapler autoconf 2");
+	pahole = which_program("pahole");	/* PAHOLE_FLAGS follows its version */
+	hash_string(&h, pahole ? pahole : "(no pahole)");
+	if (pahole)
+		hash_file_stat(&h, pahole);
+	free(pahole);
 	hash_kernel(&h, s);
 	hash_tree(&h, tests_dir, true);
 	for (int i = 0; i < s->make_args.count; i++)
@@ -387,7 +416,8 @@ char *autoconf_dir(struct session *s)
 			fprintf(stderr, "Pass 4: tested %d kernel APIs of %s\n", tests.count,
 				s->kernel_release);
 		if (cache)	/* before the header, which says the folder is whole */
-			copy_into(work, cache, "compiler");
+			for (size_t i = 0; i < sizeof(kbuild_values) / sizeof(kbuild_values[0]); i++)
+				copy_into(work, cache, kbuild_values[i].file);
 		if (cache && install_file(cached, header, strlen(header)) == 0) {
 			result = cache;
 			cache = NULL;
@@ -534,6 +564,17 @@ static char *kbuild_cc_arg(const char *autoconf)
 	return arg;
 }
 
+/* "PAHOLE_FLAGS=..." as kbuild had it for the kernel API tests in AUTOCONF, or NULL */
+static char *pahole_flags_arg(const char *autoconf)
+{
+	char *path = xasprintf("%s/pahole_flags", autoconf), *flags = read_file(path, NULL);
+	char *arg = flags ? xasprintf("PAHOLE_FLAGS=%s", flags) : NULL;
+
+	free(flags);
+	free(path);
+	return arg;
+}
+
 int build_module(struct session *s)
 {
 	char *kbuild_path = xasprintf("%s/Kbuild", s->tmpdir);
@@ -542,7 +583,7 @@ int build_module(struct session *s)
 	char *autoconf = have_build_tree(s) ? autoconf_dir(s) : NULL;
 	char *kbuild = NULL;
 	char *dir_arg = xasprintf("-C%s", s->kernel_build_dir);
-	char *m_arg = xasprintf("M=%s", s->tmpdir), *cc_arg = NULL;
+	char *m_arg = xasprintf("M=%s", s->tmpdir), *cc_arg = NULL, *pahole_arg = NULL;
 	struct strlist argv = { 0 };
 	bool show_output = verbose_at(s, 4, 2);
 	int status, rc = -1;
@@ -564,6 +605,8 @@ int build_module(struct session *s)
 		strlist_add(&argv, s->make_args.items[i]);
 	if ((cc_arg = kbuild_cc_arg(autoconf)))
 		strlist_add(&argv, cc_arg);
+	if ((pahole_arg = pahole_flags_arg(autoconf)))
+		strlist_add(&argv, pahole_arg);
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
 
@@ -590,5 +633,6 @@ out:
 	free(dir_arg);
 	free(m_arg);
 	free(cc_arg);
+	free(pahole_arg);
 	return rc;
 }
