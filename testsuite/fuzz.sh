@@ -20,8 +20,8 @@ export STAPLER_FUZZ_TAPSET=$top/testsuite/semantic/tapdir
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=1}
 target=$work/fuzz_frontend
 sources=("$top/testsuite/fuzz/fuzz_frontend.c" "$top/staprun/modimage.c")  # build/module_cache.c renames modules
-for f in "$top"/src/*.c "$top"/src/*/*.c; do
-	[ "$(basename "$f")" = main.c ] || sources+=("$f")
+for f in "$top"/src/*.c "$top"/src/*/*.c; do	# stap's sources: not its main, nor kbuild-cc's
+	case $(basename "$f") in main.c | kbuild_cc.c) ;; *) sources+=("$f") ;; esac
 done
 if ! log=$(clang -g -O1 -std=gnu11 -D_GNU_SOURCE -DSTAP_FUZZING \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
