@@ -210,6 +210,12 @@ if [ -x "$kbuild/scripts/pahole-flags.sh" ]; then
 	details="kept: $kept_flags; the script says: $script_flags; $(grep -c pahole "$work/cc.trace") pahole runs"
 	check "kbuild's PAHOLE_FLAGS is kept once per kernel and the build runs no pahole" \
 		test "$kept_flags" = "$script_flags" -a "$(grep -c 'pahole' "$work/cc.trace")" = 0
+	out=$(cd "$work/c" && "$STAP" -vv -p4 -r "$rel" -m b_cc -D STAPLER_CC=2 \
+		-B PAHOLE_FLAGS=--stapler-own ../hello.stp 2>&1)
+	details=$(grep '^Running make' <<<"$out")
+	check "-B PAHOLE_FLAGS= is the one make gets, not the kept value" \
+		test -n "$(grep -E '^Running make .* PAHOLE_FLAGS=--stapler-own' <<<"$out")" -a \
+		"$(grep -o 'PAHOLE_FLAGS=' <<<"$details" | wc -l)" = 1
 fi
 rm -rf "$asked" "$answered"
 

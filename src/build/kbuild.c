@@ -564,11 +564,19 @@ static char *kbuild_cc_arg(const char *autoconf)
 	return arg;
 }
 
-/* "PAHOLE_FLAGS=..." as kbuild had it for the kernel API tests in AUTOCONF, or NULL */
-static char *pahole_flags_arg(const char *autoconf)
+/* "PAHOLE_FLAGS=..." as kbuild had it for the kernel API tests in AUTOCONF; NULL without
+ * it, or when -B sets PAHOLE or PAHOLE_FLAGS itself */
+static char *pahole_flags_arg(struct session *s, const char *autoconf)
 {
-	char *path = xasprintf("%s/pahole_flags", autoconf), *flags = read_file(path, NULL);
-	char *arg = flags ? xasprintf("PAHOLE_FLAGS=%s", flags) : NULL;
+	char *path, *flags, *arg;
+
+	for (int i = 0; i < s->make_args.count; i++)
+		if (starts_with(s->make_args.items[i], "PAHOLE=") ||
+		    starts_with(s->make_args.items[i], "PAHOLE_FLAGS="))
+			return NULL;
+	path = xasprintf("%s/pahole_flags", autoconf);
+	flags = read_file(path, NULL);
+	arg = flags ? xasprintf("PAHOLE_FLAGS=%s", flags) : NULL;
 
 	free(flags);
 	free(path);
@@ -605,7 +613,7 @@ int build_module(struct session *s)
 		strlist_add(&argv, s->make_args.items[i]);
 	if ((cc_arg = kbuild_cc_arg(autoconf)))
 		strlist_add(&argv, cc_arg);
-	if ((pahole_arg = pahole_flags_arg(autoconf)))
+	if ((pahole_arg = pahole_flags_arg(s, autoconf)))
 		strlist_add(&argv, pahole_arg);
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
