@@ -908,6 +908,25 @@ static void remote_build_options(struct session *s, struct cli_state *cli)
 			    "one stream");
 }
 
+/*
+ * As stap: a -r kernel that is not the running one cannot be run here, so the last pass
+ * is 4 (with stap's warning).  Not for --vm or --remote, whose pass 5 runs elsewhere, nor
+ * for the default kernel chosen when the running one has no build tree (pass 5 then
+ * fails and suggests --vm, run.c).
+ */
+static void force_last_pass_4(struct session *s, const char *r_option)
+{
+	struct utsname u;
+
+	if (!r_option || s->last_pass != 5 || s->list_pattern || s->dump || s->vm ||
+	    s->remote_urls.count ||
+	    uname(&u) != 0 || strcmp(u.release, s->kernel_release) == 0)
+		return;
+	fputs("WARNING: kernel release/architecture mismatch with host forces last-pass 4.\n",
+	      stderr);
+	s->last_pass = 4;
+}
+
 /* Where the runtime, the tapsets and staprun are, and the kernel to build for. */
 static void find_installation(struct session *s, const char *r_option)
 {
@@ -928,6 +947,7 @@ static void find_installation(struct session *s, const char *r_option)
 		r_option = DEFAULT_KERNEL_BUILD;
 	if (!s->remote_urls.count)	/* --remote: each build chooses the host's kernel */
 		choose_kernel(s, r_option);
+	force_last_pass_4(s, r_option);
 }
 
 /*
@@ -1038,5 +1058,8 @@ void parse_options(struct session *s, int argc, char **argv)
 	}
 	for (; optind < argc; optind++)
 		strlist_add(&s->script_args, argv[optind]);
+	if (!cli.r_option && !s->remote_urls.count && getenv("SYSTEMTAP_RELEASE") &&
+	    *getenv("SYSTEMTAP_RELEASE"))	/* stap(1): -r's value, from the environment */
+		cli.r_option = getenv("SYSTEMTAP_RELEASE");
 	find_installation(s, cli.r_option);
 }
