@@ -202,28 +202,39 @@ static int dump_library(struct session *s)
 	return 0;
 }
 
-/* -l / -L PATTERN: the probe points it names (status 1 if none), as "probe PATTERN {}". */
+/*
+ * -l / -L PATTERN: the probe points it names (status 1 if none), as "probe PATTERN {}".
+ * As in stap, the text may define aliases before the points it lists
+ * ("a = kernel.function(...) { ... } probe a"), and name several ("begin {} probe end").
+ */
 static int list_points(struct session *s)
 {
 	struct source_file *src = xcalloc(1, sizeof(*src));
 	struct preprocessor *pp = preprocessor_new(s);
 	struct stapfile *file;
-	struct strlist lines;
-	int errors = 0;
+	int errors = 0, listed = 0;
 
 	tapset_load_macros(s, pp, &errors);
 	src->name = "<input>";
 	src->text = xasprintf("probe %s {}", s->list_pattern);
 	file = parse_file(pp, src, s->guru, true, &errors);
-	if (errors || !file->probes || file->probes->next)
+	if (errors)
 		return fail(s, 1, "parse failed");
 	add_extra_scripts(s, pp, file, &errors);	/* their aliases can be listed */
 	if (errors)
 		return fail(s, 1, "parse failed");
-	lines = list_probe_points(s, pp, file, file->probes, s->list_locals);
-	for (int i = 0; i < lines.count; i++)
-		puts(lines.items[i]);
-	return lines.count ? 0 : 1;
+	for (struct probe *p = file->probes; p; p = p->next) {
+		struct strlist lines;
+
+		if (p->alias)
+			continue;
+		lines = list_probe_points(s, pp, file, p, s->list_locals);
+		for (int i = 0; i < lines.count; i++)
+			puts(lines.items[i]);
+		listed += lines.count;
+		strlist_free(&lines);
+	}
+	return listed ? 0 : 1;
 }
 
 /* Pass 1: the script (with the macro libraries every script sees); false after errors. */

@@ -445,6 +445,7 @@ struct symbol {
 	struct token *key_type_toks[MAX_ARRAY_KEYS];
 	struct token *arity_tok;	/* where the arity was first seen */
 	bool read, written;	/* for warnings and the optimizer */
+	bool mentioned;		/* named where @defined decided: its elision is quiet (stap) */
 	bool used;		/* a global referenced by the program */
 	bool still_used;	/* optimizer bookkeeping */
 	struct ctype *ctype;	/* the C type of the values assigned to it (autocast) */
@@ -543,6 +544,10 @@ struct node *copy_node(struct node *n);
 void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *arg);
 /* The values a printf format takes and (up to MAX of them) their types; -1: malformed. */
 int format_conversions(const char *format, enum stap_type *types, int max);
+/* the globals embedded C's pragma:read:NAME / pragma:write:NAME comments name */
+void embedded_pragma_globals(const char *code,
+			     void (*visit)(const char *name, size_t len, bool write, void *arg),
+			     void *arg);
 
 /* dump.c: -p1 and -p2 output */
 void dump_parse_tree(FILE *out, struct stapfile *file);

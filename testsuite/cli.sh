@@ -374,6 +374,13 @@ expect "-l lists what a wildcard matches, families and aliases" 0 \
 	'(?s)^begin\nend\nerror\ninit\njson_data\nnever\noneshot\nprometheus\nticked\nticking\n$' \
 	"$STAP" -I "$tapdir" -l '*'
 expect "-l fails when nothing matches" 1 '^$' "$STAP" -l nosuch
+# as stap: the pattern is the text of "probe PATTERN {}", so it may define an alias first
+# and name several points
+expect "-L lists an alias the pattern's own text defines, with its locals" 0 \
+	'(?s)\A(?!.*Pass 1)my\.point n:long s:string\n\Z' \
+	"$STAP" -L 'my.point = begin { n = 1; s = "x" } probe my.point'
+expect "-l lists each point the pattern's text names" 0 '(?s)\Abegin\nend\n\Z' \
+	"$STAP" -l 'begin {} probe end'
 expect "-L adds an alias's variables and their types" 0 \
 	'(?s)^tick.fast rate:long\ntick.slow rate:long\nticked rate:long done:long\nticking rate:long kind:string\n$' \
 	"$STAP" -I "$tapdir" -L 'tick**'

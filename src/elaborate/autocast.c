@@ -43,6 +43,11 @@ static struct ctype *value_ctype(struct node *e)
 		return strcmp(e->op, "=") == 0 ? value_ctype(e->rhs) : NULL;
 	case ND_ENTRY:
 		return value_ctype(e->lhs);
+	case ND_TERNARY: {	/* c ? &@cast(...) : &@cast(...): when both have one type */
+		struct ctype *a = value_ctype(e->then), *b = value_ctype(e->els);
+
+		return a && b && ctype_same(a, b) ? a : NULL;
+	}
 	default:
 		return NULL;
 	}

@@ -179,6 +179,8 @@ struct node *target_pretty_list_call(struct pretty_list *list);
 
 /* types.c */
 void infer_types(struct elaborator *el);
+void resolve_global_arity(struct elaborator *el, struct symbol *sym, int arity,
+			  struct token *tok);
 
 /* optimize.c */
 void optimize(struct elaborator *el, bool elide);

@@ -93,9 +93,10 @@ static bool side_effects(struct node *n)
 			if (side_effects(c->index))
 				return true;
 		return side_effects(n->lhs) || side_effects(n->rhs) || list_has_side_effects(n->args);
+	case ND_EMBEDDED_EXPR:	/* as an embedded function: pure by its pragma */
+		return !strstr(n->string, "/* pure */");
 	case ND_ACCUMULATE:
 	case ND_DELETE:
-	case ND_EMBEDDED_EXPR:
 	case ND_PERF:
 	case ND_ENTRY:
 	case ND_NEXT:
@@ -191,6 +192,15 @@ static void fold(struct optimizer *o, struct node *n)
 
 	switch (n->kind) {
 	case ND_BINARY:
+		/* as stap: x * 0 and x & 0 are 0 when x has no effects (whatever x is) */
+		if ((strcmp(n->op, "*") == 0 || strcmp(n->op, "&") == 0) &&
+		    ((constant_value(n->lhs, &a) && a == 0 && !side_effects(n->rhs)) ||
+		     (constant_value(n->rhs, &a) && a == 0 && !side_effects(n->lhs)))) {
+			become_number(n, 0);
+			o->changed = true;
+			break;
+		}
+		/* fall through */
 	case ND_COMPARE:
 	case ND_UNARY:
 	case ND_LOGICAL:
@@ -407,7 +417,9 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
 		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
 		     s->lhs->kind == ND_ACCUMULATE) && is_unread_local(s->lhs->lhs)) {
-			if (o->round == 0)
+			if (s->lhs->lhs->sym->mentioned)	/* quietly, the statement too */
+				s->from_value_statement = true;
+			else if (o->round == 0)
 				semantic_warning(el, s->lhs->tok, "Eliding assignment to '%s'",
 						 s->lhs->lhs->string);
 			s->lhs = s->lhs->rhs;
@@ -511,14 +523,36 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 
 /* ---- what is still used ---- */
 
+/* The program's global that embedded C's pragma names (resolve.c joined it). */
+static struct symbol *pragma_global(struct elaborator *el, const char *name, size_t len)
+{
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (strlen(g->name) == len && strncmp(g->name, name, len) == 0)
+			return g;
+	return NULL;
+}
+
+static void note_pragma_use(const char *name, size_t len, bool write, void *arg)
+{
+	struct symbol *g = pragma_global(arg, name, len);
+
+	(void)write;
+	if (g)
+		g->still_used = true;
+}
+
 static bool note_use(struct node *n, void *arg)
 {
 	struct elaborator *el = arg;
 
-	(void)el;
 	if (n->kind == ND_CALL)
-		for (struct function *f = n->func; f; f = f->next_overload)
+		for (struct function *f = n->func; f; f = f->next_overload) {
 			f->still_used = true;
+			if (f->embedded)
+				embedded_pragma_globals(f->embedded->text, note_pragma_use, el);
+		}
+	if (n->kind == ND_EMBEDDED_EXPR)
+		embedded_pragma_globals(n->string, note_pragma_use, el);
 	if ((n->kind == ND_VAR || n->kind == ND_INDEX) && n->sym)
 		n->sym->still_used = true;
 	if (n->kind == ND_INDEX && n->lhs->sym)
@@ -541,7 +575,8 @@ static void note_target_reads(struct node *target, void *arg);
 
 /*
  * Reads as the bodies are now, after what the optimizer took out (stap decides which
- * globals the end prints after its optimizer too): an assignment's (or <<<'s, or
+ * globals the end prints after its optimizer too; embedded C's pragma:read is not one,
+ * as in stap, which prints such a global at the end): an assignment's (or <<<'s, or
  * delete's) target is not read by it, and neither is a global's by a statement of its
  * own x++ or x += v (stap prints such a global at the end: display.c).
  */
@@ -553,6 +588,12 @@ static bool note_reads(struct node *n, void *arg)
 	    global_target(n->lhs->lhs)) {
 		note_target_reads(n->lhs->lhs, arg);
 		walk_nodes(n->lhs->rhs, note_reads, arg);
+		return false;
+	}
+	/* delete of a local keeps it, as stap: its assignments stay (they are typed) */
+	if (n->kind == ND_DELETE && n->lhs->kind == ND_VAR && n->lhs->sym &&
+	    n->lhs->sym->kind != SYM_GLOBAL) {
+		n->lhs->sym->read = true;
 		return false;
 	}
 	if ((n->kind == ND_ASSIGN && strcmp(n->op, "=") == 0) || n->kind == ND_ACCUMULATE ||
@@ -592,12 +633,12 @@ static void recount_reads(struct elaborator *el)
 	}
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
 		if (!h->elided)
-			walk_nodes(h->body, note_reads, NULL);
+			walk_nodes(h->body, note_reads, el);
 	for (struct function *f = el->prog->functions; f; f = f->next_used)
-		walk_nodes(f->body, note_reads, NULL);
+		walk_nodes(f->body, note_reads, el);
 	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
 		if (!dp->handler->elided)
-			walk_nodes(dp->condition, note_reads, NULL);
+			walk_nodes(dp->condition, note_reads, el);
 }
 
 /* At -vvv, like stap, each local dropped is named. */

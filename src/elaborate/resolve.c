@@ -106,6 +106,7 @@ static void resolve_assigned(struct elaborator *el, struct scope *sc, struct nod
 {
 	n->sym = resolve_variable(el, sc, n);
 	n->sym->written = true;
+	resolve_global_arity(el, n->sym, 0, n->tok);
 }
 
 /*
@@ -126,6 +127,7 @@ static struct symbol *resolve_global_array(struct elaborator *el, struct scope *
 		return NULL;
 	}
 	name->sym = sym;
+	resolve_global_arity(el, sym, arity, name->tok);
 	return sym;
 }
 
@@ -216,11 +218,28 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
 /*
  * An embedded-C function whose code has the guru pragma (a comment of the one word
  * "guru") is too unsafe for a script without -g; the tapsets are trusted to call it
- * safely, as stap(1) says of the pragma.
+ * safely, as stap(1) says of the pragma.  A tapset function whose whole body returns
+ * such a function's value (a wrapper that adds an argument, as task_ns_pid() adds
+ * stapio's pid) is guru-only too.
  */
-static bool guru_only(struct function *f)
+static bool guru_only(struct elaborator *el, struct function *f)
 {
-	return f->embedded && strstr(f->embedded->text, "/* guru */");
+	struct node *st, *call;
+	struct function **callees;
+	bool guru = false;
+	int n;
+
+	if (f->embedded)
+		return strstr(f->embedded->text, "/* guru */") != NULL;
+	if (!f->file || !f->file->source || !f->file->source->is_tapset || !f->body ||
+	    !(st = f->body->body) || st->next || st->kind != ND_RETURN || !(call = st->lhs) ||
+	    call->kind != ND_CALL)
+		return false;
+	n = find_functions(el, call->string, f->file, &callees);
+	for (int i = 0; i < n && !guru; i++)
+		guru = callees[i]->embedded && strstr(callees[i]->embedded->text, "/* guru */");
+	free(callees);
+	return guru;
 }
 
 static void refuse_guru_only_call(struct elaborator *el, struct scope *sc, struct node *n)
@@ -228,7 +247,7 @@ static void refuse_guru_only_call(struct elaborator *el, struct scope *sc, struc
 	if (el->session->guru || (sc->file && sc->file->source && sc->file->source->is_tapset))
 		return;
 	for (struct function *f = n->func; f; f = f->next_overload)
-		if (guru_only(f)) {
+		if (guru_only(el, f)) {
 			semantic_error(el, n->tok, "function may not be used unless -g is specified");
 			return;
 		}
@@ -298,11 +317,8 @@ static bool resolve_target_node(struct elaborator *el, struct scope *sc, struct 
 		*n = (struct node){ .kind = ND_NUMBER, .tok = n->tok, .next = n->next };
 		return true;
 	}
-	if (!dp || !dp->family->resolve_target) {
-		if (!quiet)
-			semantic_error(el, n->tok, "unresolved target-symbol expression");
-		return false;
-	}
+	if (!dp || !dp->family->resolve_target)
+		return false;	/* types.c says so, if the optimizer keeps it (as stap) */
 	if (r != TARGET_UNRESOLVED && n->kind != ND_TARGET)
 		resolve(el, sc, n);	/* rewritten: $var$ and $$vars are sprintf()s */
 	if (r == TARGET_AT_ENTRY && !sc->in_entry && !quiet) {
@@ -387,11 +403,34 @@ static void set_defined(struct elaborator *el, struct node *n, bool defined)
 	el->defined_decided++;
 }
 
+/*
+ * The variables named in code @defined decides away (its operand, the branch that
+ * cannot run): stap counts them as used, so the optimizer drops their assignments
+ * without a warning.
+ */
+static bool mark_mentioned(struct node *n, void *arg)
+{
+	struct scope *sc = arg;
+	struct symbol *sym = n->sym;
+
+	if (n->kind != ND_VAR)
+		return true;
+	if (!sym && sc->function)
+		sym = find_symbol(sc->function->params, n->string);
+	if (!sym)
+		sym = find_symbol(*sc->locals, n->string);
+	if (sym)
+		sym->mentioned = true;
+	return true;
+}
+
 /* @defined(x): 1 when x can be resolved here, else 0. */
 static void decide_defined(struct elaborator *el, struct scope *sc, struct node *n)
 {
 	struct node *e = n->lhs;
 	bool defined;
+
+	walk_nodes(e, mark_mentioned, sc);
 
 	switch (e->kind) {
 	case ND_TARGET:
@@ -438,6 +477,71 @@ static void keep_branch(struct node *n, struct node *branch)
 	else
 		*n = (struct node){ .kind = ND_NULL_STMT, .tok = n->tok };
 	n->next = next;
+}
+
+/* ---- embedded C's pragmas ---- */
+
+struct pragma_resolution {
+	struct elaborator *el;
+	struct stapfile *file;
+	struct token *tok;
+};
+
+static void resolve_pragma_global(const char *name, size_t len, bool write, void *arg)
+{
+	struct pragma_resolution *pr = arg;
+	char *copy = xstrndup(name, len);
+	struct symbol *g = find_global(pr->el, copy, pr->file);
+
+	if (!g) {
+		semantic_error(pr->el, pr->tok, "unresolved pragma:%s global %s",
+			       write ? "write" : "read", copy);
+	} else {
+		use_global(pr->el, g);
+		if (write)
+			g->written = true;
+		else
+			g->read = true;
+	}
+	free(copy);
+}
+
+/* The globals embedded C reads or writes through its pragmas join the program. */
+static void resolve_pragma_globals(struct elaborator *el, struct stapfile *file,
+				   const char *code, struct token *tok)
+{
+	struct pragma_resolution pr = { el, file, tok };
+
+	embedded_pragma_globals(code, resolve_pragma_global, &pr);
+}
+
+/*
+ * i in @hist_log(x): whether bucket i has a count, as stap 4.8 runs it: the bucket's
+ * count (@hist_log(x)[i], with its errors: an index out of range, an empty statistic)
+ * compared with 0.
+ */
+static void in_histogram(struct elaborator *el, struct scope *sc, struct node *n)
+{
+	struct node *bucket = xcalloc(1, sizeof(*bucket)), *zero = xcalloc(1, sizeof(*zero));
+
+	if (n->nargs != 1) {
+		semantic_error(el, n->tok, "a histogram bucket takes one index");
+		return;
+	}
+	bucket->kind = ND_INDEX;
+	bucket->tok = n->tok;
+	bucket->lhs = n->lhs;
+	bucket->args = n->args;
+	bucket->nargs = 1;
+	zero->kind = ND_NUMBER;
+	zero->tok = n->tok;
+	n->kind = ND_COMPARE;
+	n->op = "!=";
+	n->lhs = bucket;
+	n->rhs = zero;
+	n->args = NULL;
+	n->nargs = 0;
+	resolve(el, sc, n);
 }
 
 /* ---- walking ---- */
@@ -491,6 +595,7 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 	if (n->kind == ND_VAR) {
 		n->sym = resolve_variable(el, sc, n);
 		n->sym->read |= reads;
+		resolve_global_arity(el, n->sym, 0, n->tok);
 	} else if (n->kind == ND_INDEX && n->lhs->kind == ND_VAR) {
 		resolve_list(el, sc, n->args);
 		if (resolve_global_array(el, sc, n->lhs, n->nargs))
@@ -522,7 +627,10 @@ static void resolve_lvalue(struct elaborator *el, struct scope *sc, struct node 
 	} else {
 		char *text = n->kind == ND_TARGET ? expression_text(n) : NULL;
 
-		resolve(el, sc, n);
+		if (n->kind == ND_TARGET)	/* not resolve()'s: that is a read */
+			resolve_target_node(el, sc, n, false);
+		else
+			resolve(el, sc, n);
 		if (target_available(sc, n) && sc->handler->procfs_write)
 			semantic_error(el, n->tok, "procfs $value variable is read-only in a procfs "
 						   "write probe");
@@ -571,6 +679,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_VAR:
 		n->sym = resolve_variable(el, sc, n);
 		n->sym->read = true;
+		resolve_global_arity(el, n->sym, 0, n->tok);
 		return;
 	case ND_INDEX:
 		resolve_list(el, sc, n->args);
@@ -592,8 +701,10 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 			return;
 		}
 		resolve(el, sc, n->rhs);
-		if (n->lhs->kind == ND_VAR && n->kind == ND_ACCUMULATE)	/* a local: types.c says */
+		if (n->lhs->kind == ND_VAR && n->kind == ND_ACCUMULATE) {	/* a local: types.c says */
 			n->lhs->sym = resolve_variable(el, sc, n->lhs);
+			resolve_global_arity(el, n->lhs->sym, 0, n->lhs->tok);
+		}
 		else	/* x = ... and a[k] <<< v write; x += ... reads x too */
 			resolve_lvalue(el, sc, n->lhs,
 				       n->kind == ND_ASSIGN && strcmp(n->op, "=") != 0);
@@ -609,6 +720,10 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		mark_written(n->lhs);
 		return;
 	case ND_IN:
+		if (n->lhs->kind == ND_HIST) {
+			in_histogram(el, sc, n);
+			return;
+		}
 		resolve_list(el, sc, n->args);
 		resolve_array_name(el, sc, n->lhs, n->nargs);
 		return;
@@ -631,6 +746,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 
 		resolve(el, sc, n->cond);
 		if (el->defined_decided != decided_before && constant_value(n->cond, &value)) {
+			walk_nodes(value ? n->els : n->then, mark_mentioned, sc);
 			keep_branch(n, value ? n->then : n->els);
 			resolve(el, sc, n);
 			return;
@@ -643,6 +759,16 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		struct foreach *fe = n->foreach;
 
 		resolve_array_name(el, sc, fe->array, fe->nkeys);
+		if (fe->filter && fe->array->kind == ND_VAR) {	/* a slice names every key */
+			int nfilter = 0;
+
+			for (struct node *k = fe->filter; k; k = k->next)
+				nfilter++;
+			if (nfilter != fe->nkeys)
+				semantic_error(el, fe->array->tok, "unresolved arity-%d global array "
+					       "%s, missing global declaration?", nfilter,
+					       fe->array->string);
+		}
 		resolve_list(el, sc, fe->filter);
 		resolve(el, sc, fe->limit);
 		for (struct node *k = fe->keys; k; k = k->next)
@@ -670,6 +796,10 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		resolve(el, sc, n->els);
 		return;
 	case ND_TARGET:
+		/* a read probe writes $value, what the reader gets; stap's words */
+		if (target_available(sc, n) && sc->handler->procfs_read)
+			semantic_error(el, n->tok, "procfs $value variable cannot be read in a "
+				       "procfs read probe");
 		resolve_target_node(el, sc, n, false);
 		return;
 	case ND_ENTRY:
@@ -689,6 +819,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		return;
 	case ND_PERF:
 		resolve_perf(el, sc, n);
+		return;
+	case ND_EMBEDDED_EXPR:
+		resolve_pragma_globals(el, sc->file, n->string, n->tok);
 		return;
 	case ND_PROBEWRITE:	/* an alias's prologue or epilogue had it replaced (derive.c) */
 		semantic_error(el, n->tok, "unexpected @probewrite");
@@ -955,6 +1088,8 @@ void resolve_program(struct elaborator *el)
 
 			if (f->body)
 				resolve(el, &sc, f->body);
+			else if (f->embedded)
+				resolve_pragma_globals(el, f->file, f->embedded->text, f->embedded);
 		}
 		resolve_autocasts(el);	/* may use more functions (printing $$) */
 		derive_tapset_probes(el);

@@ -15,6 +15,7 @@
 struct typing {
 	struct elaborator *el;
 	struct function *function;	/* NULL in a probe handler */
+	struct probe_body *handler;	/* NULL in a function */
 	struct node *assigned;		/* the value of the assignment being typed */
 };
 
@@ -81,6 +82,37 @@ static bool learn_arity(struct elaborator *el, struct symbol *sym, int arity, st
 		semantic_error(el, sym->arity_tok, "arity %d first inferred here", sym->arity);
 	}
 	return false;
+}
+
+/*
+ * A global's arity as resolve.c sees each use: as in stap, a conflict is an error there,
+ * before the optimizer can drop the use that conflicts (a probe whose body does nothing).
+ */
+void resolve_global_arity(struct elaborator *el, struct symbol *sym, int arity,
+			  struct token *tok)
+{
+	bool report = el->report;
+
+	if (!sym || sym->kind != SYM_GLOBAL)
+		return;
+	el->report = true;
+	learn_arity(el, sym, arity, tok);
+	el->report = report;
+}
+
+/* A statistic has no value embedded C could take: a pragma naming one is refused at the
+ * global's declaration, in stap's words. */
+static void refuse_pragma_statistic(const char *name, size_t len, bool write, void *arg)
+{
+	struct elaborator *el = arg;
+
+	(void)write;
+	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
+		if (strlen(g->name) == len && strncmp(g->name, name, len) == 0) {
+			if (g->type == TYPE_STATS)
+				semantic_error(el, g->tok, "Aggregates not available in embedded-C");
+			return;
+		}
 }
 
 static enum stap_type infer(struct typing *ty, struct node *n);
@@ -487,8 +519,14 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 	case ND_AUTOCAST:
 		if (n->access)
 			t = n->access->result == TRESULT_STRING ? TYPE_STRING : TYPE_LONG;
-		else if (n->kind == ND_TARGET && n->string && strcmp(n->string, "$value") == 0)
+		else if (n->kind == ND_TARGET && n->string && strcmp(n->string, "$value") == 0 &&
+			 !n->components && ty->handler &&
+			 (ty->handler->procfs_read || ty->handler->procfs_write))
 			t = TYPE_STRING;	/* a procfs probe's $value */
+		else if (n->kind == ND_TARGET && el->report)
+			/* a probe without context variables (begin, timers): stap says so here,
+			 * after its optimizer, so an elided statement's $x is no error */
+			semantic_error(el, n->tok, "unresolved target-symbol expression");
 		for (struct target_component *c = n->components; c; c = c->next)
 			if (c->index) {
 				infer(ty, c->index);
@@ -505,6 +543,8 @@ static enum stap_type infer(struct typing *ty, struct node *n)
 		break;
 	case ND_EMBEDDED_EXPR:
 		t = strstr(n->string, "/* string */") ? TYPE_STRING : TYPE_LONG;
+		if (el->report)
+			embedded_pragma_globals(n->string, refuse_pragma_statistic, el);
 		break;
 	case ND_ENTRY:		/* the value its expression had at the entry */
 		t = infer(ty, n->lhs);
@@ -568,7 +608,7 @@ static void walk(struct elaborator *el)
 			el->changed = true;
 		}
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
-		struct typing ty = { .el = el };
+		struct typing ty = { .el = el, .handler = h };
 
 		if (!h->elided)
 			infer(&ty, h->body);
@@ -620,6 +660,9 @@ void infer_types(struct elaborator *el)
 	}
 	el->report = true;
 	walk(el);
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		if (f->embedded)
+			embedded_pragma_globals(f->embedded->text, refuse_pragma_statistic, el);
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
 		if (!h->elided)
 			check_resolved(el, h->locals, false);

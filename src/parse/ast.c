@@ -5,6 +5,7 @@
  */
 #include "stap.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static struct target_component *copy_components(struct target_component *c)
@@ -168,4 +169,29 @@ int format_conversions(const char *format, enum stap_type *types, int max)
 		n++;
 	}
 	return n;
+}
+
+/*
+ * The script globals embedded C names in its pragmas (stap(1), "Embedded C": a
+ * "pragma:read:NAME" or "pragma:write:NAME" in a comment of the code gives it
+ * STAP_GLOBAL_GET_NAME() or STAP_GLOBAL_SET_NAME()): VISIT gets each NAME (LEN bytes)
+ * with WRITE for pragma:write, in the order written.
+ */
+void embedded_pragma_globals(const char *code,
+			     void (*visit)(const char *name, size_t len, bool write, void *arg),
+			     void *arg)
+{
+	static const char *const prefix[] = { "pragma:read:", "pragma:write:" };
+
+	for (const char *p = code ? strstr(code, "pragma:") : NULL; p; p = strstr(p + 1, "pragma:"))
+		for (int w = 0; w < 2; w++) {
+			size_t plen = strlen(prefix[w]), len = 0;
+
+			if (strncmp(p, prefix[w], plen) != 0)
+				continue;
+			while (p[plen + len] == '_' || isalnum((unsigned char)p[plen + len]))
+				len++;
+			if (len)
+				visit(p + plen, len, w == 1, arg);
+		}
 }

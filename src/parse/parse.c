@@ -814,7 +814,20 @@ static struct node *array_name(struct parser *ps)
 	return n;
 }
 
-/* array_in = "[" index_list "]" "in" array | comparison ("in" array)? */
+/* what "in" tests: an array, or a histogram's buckets (i in @hist_log(x)) */
+static struct node *in_operand(struct parser *ps)
+{
+	struct node *n;
+
+	if (!peek_ident(ps, "@hist_linear") && !peek_ident(ps, "@hist_log"))
+		return array_name(ps);
+	n = hist_op(ps);
+	if (n->kind != ND_HIST)
+		syntax_error(ps, n->tok, "expected a histogram");
+	return n;
+}
+
+/* array_in = "[" index_list "]" "in" in_operand | comparison ("in" in_operand)? */
 static struct node *array_in(struct parser *ps, int level)
 {
 	struct node *n;
@@ -823,7 +836,7 @@ static struct node *array_in(struct parser *ps, int level)
 		n = new_node(ND_IN, next_token(ps));
 		index_list(ps, n);
 		n->tok = expect(ps, "in");
-		n->lhs = array_name(ps);
+		n->lhs = in_operand(ps);
 		return n;
 	}
 	n = binary(ps, level + 1);
@@ -833,7 +846,7 @@ static struct node *array_in(struct parser *ps, int level)
 		in->args = n;
 		in->nargs = 1;
 		grow_height(ps, in, n);
-		in->lhs = array_name(ps);
+		in->lhs = in_operand(ps);
 		return in;
 	}
 	return n;

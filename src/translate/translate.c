@@ -215,7 +215,7 @@ static void emit_literal_table(struct emitter *e, struct body *b)
 	emit(e, "};\n\n");
 }
 
-static void emit_body(struct emitter *e, struct body *b)
+static void emit_body_function(struct emitter *e, struct body *b)
 {
 	int locks = 0;
 	char *handler;
@@ -352,6 +352,112 @@ static void emit_globals(struct emitter *e, struct translator *t)
 	for (int i = 0; i < t->nglobals; i++)
 		emit(e, " &%s_lock,", t->globals[i].name);
 	emit(e, " NULL };\n\n\treturn locks;\n}\n\n");
+}
+
+/*
+ * Embedded C's reach into script globals (stap(1), "Embedded C"): where a function's code
+ * or an expression has pragma:read:NAME, STAP_GLOBAL_GET_NAME(keys...) gives the global's
+ * value (a string as a pointer; 0 or "" for an element not there); where it has
+ * pragma:write:NAME, STAP_GLOBAL_SET_NAME(keys..., value) sets it.  Defined before the C
+ * function holding the code and undefined after it; the handlers that run such code take
+ * the global's lock (translate_analysis.c).  Statistics are refused in pass 2.
+ */
+struct pragma_macros {
+	struct translator *t;
+	unsigned char *wanted;		/* per global: 1 read, 2 write */
+};
+
+static void want_pragma_macro(const char *name, size_t len, bool write, void *arg)
+{
+	struct pragma_macros *pm = arg;
+
+	for (int i = 0; i < pm->t->nglobals; i++)
+		if (!pm->t->globals[i].name_shared && strlen(pm->t->globals[i].sym->name) == len &&
+		    strncmp(pm->t->globals[i].sym->name, name, len) == 0)
+			pm->wanted[i] |= write ? 2 : 1;
+}
+
+static bool want_expression_macros(struct node *n, void *arg)
+{
+	if (n->kind == ND_EMBEDDED_EXPR)
+		embedded_pragma_globals(n->string, want_pragma_macro, arg);
+	return true;
+}
+
+static void define_pragma_macros(struct emitter *e, struct global_c *g, unsigned char wanted,
+				 struct strbuf *undef)
+{
+	struct symbol *sym = g->sym;
+	bool string = sym->type == TYPE_STRING;
+	struct strbuf keys = { 0 }, params = { 0 };
+
+	if (g->is_stats)
+		return;
+	for (int k = 0; g->is_array && k < sym->arity; k++) {
+		sb_printf(&params, "k%d, ", k);
+		sb_printf(&keys, "_gk[%d].%c = (k%d); ", k,
+			  sym->key_types[k] == TYPE_STRING ? 's' : 'l', k);
+	}
+	if (params.len)		/* "k0, k1" for GET */
+		params.data[params.len -= 2] = 0;
+	if (wanted & 1) {
+		if (!g->is_array)
+			emit(e, "#define STAP_GLOBAL_GET_%s() (%s%s)\n", sym->name,
+			     string ? "(const char *)" : "", g->name);
+		else
+			emit(e, "#define STAP_GLOBAL_GET_%s(%s) ({ union stp_key _gk[%d]; "
+				"%sstruct stp_map_entry *_ge = stp_map_find(%s, _gk); %s; })\n",
+			     sym->name, params.data, sym->arity, keys.data, g->name,
+			     string ? "_ge ? (const char *)stp_entry_string(_ge) : \"\"" :
+				      "_ge ? *stp_entry_long(_ge) : 0");
+		sb_printf(undef, "#undef STAP_GLOBAL_GET_%s\n", sym->name);
+	}
+	if (wanted & 2) {
+		if (!g->is_array && string)
+			emit(e, "#define STAP_GLOBAL_SET_%s(val) stp_string_copy(%s, (val))\n",
+			     sym->name, g->name);
+		else if (!g->is_array)
+			emit(e, "#define STAP_GLOBAL_SET_%s(val) ((void)(%s = (val)))\n",
+			     sym->name, g->name);
+		else
+			emit(e, "#define STAP_GLOBAL_SET_%s(%s, val) do { union stp_key _gk[%d]; "
+				"%sstruct stp_map_entry *_ge = stp_map_insert(%s, _gk); "
+				"if (!_ge) stp_array_overflow(CONTEXT, &%s_desc); else %s; } while (0)\n",
+			     sym->name, params.data, sym->arity, keys.data, g->name, g->name,
+			     string ? "stp_string_copy(stp_entry_string(_ge), (val))" :
+				      "*stp_entry_long(_ge) = (val)");
+		sb_printf(undef, "#undef STAP_GLOBAL_SET_%s\n", sym->name);
+	}
+	sb_free(&keys);
+	sb_free(&params);
+}
+
+/* The macros B's embedded C asks for; UNDEF gets the lines that take them back. */
+static void emit_pragma_macros(struct emitter *e, struct body *b, struct strbuf *undef)
+{
+	struct pragma_macros pm = { b->t, xcalloc(b->t->nglobals + 1, 1) };
+
+	if (b->function && b->function->embedded)
+		embedded_pragma_globals(b->function->embedded->text, want_pragma_macro, &pm);
+	else if (b->function)
+		walk_nodes(b->function->body, want_expression_macros, &pm);
+	else if (b->handler)
+		walk_nodes(b->handler->body, want_expression_macros, &pm);
+	for (int i = 0; i < b->t->nglobals; i++)
+		if (pm.wanted[i])
+			define_pragma_macros(e, &b->t->globals[i], pm.wanted[i], undef);
+	free(pm.wanted);
+}
+
+static void emit_body(struct emitter *e, struct body *b)
+{
+	struct strbuf undef = { 0 };
+
+	emit_pragma_macros(e, b, &undef);
+	emit_body_function(e, b);
+	if (undef.len)
+		emit(e, "%s\n", undef.data);
+	sb_free(&undef);
 }
 
 static void emit_alloc_free(struct emitter *e, struct translator *t)
@@ -728,6 +834,9 @@ char *translate(struct session *s, struct program *prog)
 		emit(&e, "#define STP_USYMBOLS 1\n");
 	if (klines)	/* runtime/klines.c */
 		emit(&e, "#define STP_KLINES 1\n");
+	/* as stap, for embedded C that asks whether the wall clock is read */
+	if (program_uses_pragma(prog, "pragma:gettimeofday"))
+		emit(&e, "#define STAP_NEED_GETTIMEOFDAY 1\n");
 	/* runtime/netfilter.c, whose networking headers are a fifth of a small module's
 	 * compile, only for netfilter probes */
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {

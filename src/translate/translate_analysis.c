@@ -145,6 +145,26 @@ struct access_walk {
 	int nseen;
 };
 
+/* The global embedded C's pragma names (the first of that name, as its macros are) */
+static struct global_c *pragma_global(struct translator *t, const char *name, size_t len)
+{
+	for (int i = 0; i < t->nglobals; i++)
+		if (!t->globals[i].name_shared && strlen(t->globals[i].sym->name) == len &&
+		    strncmp(t->globals[i].sym->name, name, len) == 0)
+			return &t->globals[i];
+	return NULL;
+}
+
+static void note_pragma_access(const char *name, size_t len, bool write, void *arg)
+{
+	struct access_walk *w = arg;
+	struct global_c *g = pragma_global(w->t, name, len);
+	enum global_access a = write ? ACCESS_WRITE : ACCESS_READ;
+
+	if (g && w->locks[global_index(w->t, g)] < a)
+		w->locks[global_index(w->t, g)] = a;
+}
+
 static void note_access(struct access_walk *w, struct node *n, enum global_access a)
 {
 	struct global_c *g = n ? global_named(w->t, n) : NULL;
@@ -202,7 +222,12 @@ static bool access_visit(struct node *n, void *arg)
 			w->seen = xrealloc(w->seen, (w->nseen + 1) * sizeof(*w->seen));
 			w->seen[w->nseen++] = f;
 			walk_nodes(f->body, access_visit, w);
+			if (f->embedded)
+				embedded_pragma_globals(f->embedded->text, note_pragma_access, w);
 		}
+		break;
+	case ND_EMBEDDED_EXPR:
+		embedded_pragma_globals(n->string, note_pragma_access, w);
 		break;
 	default:
 		break;
