@@ -33,8 +33,19 @@ struct ctype *ctype_pointer_to(struct ctype *t)
 	return t->pointer;
 }
 
+/* The debuginfo file T (or what it points to) was read from; NULL if unknown. */
+static const void *ctype_source(const struct ctype *t)
+{
+	for (; t; t = t->target)
+		if (t->reader && t->reader->source)
+			return t->reader->source(t);
+	return NULL;
+}
+
+/* Same spelling, from the same file (as stap: @cast headers compiled apart differ). */
 bool ctype_same(const struct ctype *a, const struct ctype *b)
 {
+	const void *sa, *sb;
 	char *na, *nb;
 	bool same;
 
@@ -47,7 +58,9 @@ bool ctype_same(const struct ctype *a, const struct ctype *b)
 	same = strcmp(na, nb) == 0;
 	free(na);
 	free(nb);
-	return same;
+	sa = ctype_source(a);
+	sb = ctype_source(b);
+	return same && (!sa || !sb || sa == sb);
 }
 
 int ctype_members(struct ctype *t, struct ctype_member **members)

@@ -65,6 +65,9 @@ struct ctype {
 struct ctype_reader {
 	void (*read_members)(struct ctype *t);
 	const char *(*declared_at)(struct ctype *t, int *line);	/* may be NULL */
+	/* the debuginfo file it was read from (types of two files are not the same, as in
+	 * stap: a struct of a @cast header and the kernel's); may be NULL */
+	const void *(*source)(const struct ctype *t);
 };
 
 /* The type with typedefs and qualifiers taken off. */

@@ -93,8 +93,17 @@ static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
 
 static void read_members(struct ctype *t);
 static const char *declared_at(struct ctype *t, int *line);
+
+static const void *source(const struct ctype *t)
+{
+	const Dwarf_Die *die = t->origin;
+
+	return die ? dwarf_cu_getdwarf(die->cu) : NULL;
+}
+
 static const struct ctype_reader dwarf_reader = { .read_members = read_members,
-						  .declared_at = declared_at };
+						  .declared_at = declared_at,
+						  .source = source };
 
 static uint64_t die_udata(Dwarf_Die *die, int name, uint64_t fallback)
 {

@@ -192,8 +192,9 @@ static void fold(struct optimizer *o, struct node *n)
 
 	switch (n->kind) {
 	case ND_BINARY:
-		/* as stap: x * 0 and x & 0 are 0 when x has no effects (whatever x is) */
-		if ((strcmp(n->op, "*") == 0 || strcmp(n->op, "&") == 0) &&
+		/* as stap: x * 0 and x & 0 are 0 when x has no effects (whatever x is;
+		 * not with -u, which keeps x and types it) */
+		if (o->elide && (strcmp(n->op, "*") == 0 || strcmp(n->op, "&") == 0) &&
 		    ((constant_value(n->lhs, &a) && a == 0 && !side_effects(n->rhs)) ||
 		     (constant_value(n->rhs, &a) && a == 0 && !side_effects(n->lhs)))) {
 			become_number(n, 0);
