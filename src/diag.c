@@ -236,6 +236,9 @@ static void put_source(struct strbuf *sb, int width, struct token *tok)
 	free(line);
 }
 
+/* The preprocessor's parse errors name their token after "at:", as stap's do. */
+static bool preprocessor_label;
+
 /*
  * KIND: MESSAGE: TOKEN, its source line, the macros it came through; then RELATED (the
  * other place a message names, as in "Expecting lvalue"), if any.  A parse error names
@@ -258,7 +261,8 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 	sb_vprintf(&sb, fmt, ap);
 	if (tok) {
 		if (own_line)
-			sb_printf(&sb, "\n%*s: ", width, tok->kind == TOK_EOF ? "at" : "saw");
+			sb_printf(&sb, "\n%*s: ", width,
+				  tok->kind == TOK_EOF || preprocessor_label ? "at" : "saw");
 		else
 			sb_puts(&sb, ": ");
 		put_token(&sb, tok);
@@ -288,6 +292,17 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 		sb_putc(&sb, '\n');
 	fputs(sb.data, stderr);
 	sb_free(&sb);
+}
+
+void diag_preprocessor(struct token *tok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	preprocessor_label = true;
+	diag_vat("parse error", tok, NULL, fmt, ap);
+	preprocessor_label = false;
+	va_end(ap);
 }
 
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...)

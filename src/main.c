@@ -254,10 +254,10 @@ static bool parse_pass(struct passes *p)
 	STP_MARK1(stap, pass1a__start, s);
 	user = p->user = parse_file(p->pp, p->script, s->guru, true, &errors);
 	add_extra_scripts(s, p->pp, user, &errors);
-	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds &&
-	    !user->macros) {
+	/* as stap: a script of only macro definitions is empty after preprocessing */
+	if (!errors && !user->probes && !user->functions && !user->globals && !user->embeds) {
 		fprintf(stderr, "Input file '%s' is empty%s.\n", p->script->name,
-			user->empty_after_preprocessing ? " after preprocessing" : "");
+			user->empty_after_preprocessing || user->macros ? " after preprocessing" : "");
 		return false;
 	}
 	if (errors) {

@@ -175,6 +175,8 @@ extern int diag_quiet;		/* > 0: diagnostics are counted, not printed */
 void diag_setup(struct session *s);	/* -v, -w, -W */
 bool diag_set_colour(const char *when);	/* --color=always|never|auto (NULL) */
 void diag_at(const char *kind, struct token *tok, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* a parse error of the preprocessor: its token after "at:" */
+void diag_preprocessor(struct token *tok, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void diag_related(const char *kind, struct token *tok, struct token *related, const char *fmt,
 		  ...) PRINTF_LIKE(4, 5);
 void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,

@@ -647,6 +647,8 @@ static struct node *primary(struct parser *ps)
 			n = new_node(ND_PERF, next_token(ps));
 			expect(ps, "(");
 			n->string = string_literal(ps)->raw;
+			if (!*n->string)	/* a counter has a name (stap's words, at what follows) */
+				syntax_error(ps, ps->tok, "expected non-empty string");
 			expect(ps, ")");
 			return n;
 		}

@@ -48,7 +48,7 @@ static void emit(struct expander *ex, struct token ***tail, struct token *out)
 }
 
 /* A parse error at TOK, counted in the expansion. */
-#define pp_error(ex, tok, ...) (diag_at("parse error", (tok), __VA_ARGS__), (ex)->errors++)
+#define pp_error(ex, tok, ...) (diag_preprocessor((tok), __VA_ARGS__), (ex)->errors++)
 
 static bool is_eof(struct token *tok)
 {
@@ -198,7 +198,7 @@ static struct token *define_macro(struct expander *ex, struct token *at)
 
 	m->tok = at;
 	if (tok->kind != TOK_IDENT || tok->text[0] == '@' || tok->text[0] == '$') {
-		pp_error(ex, tok, "expected macro name after @define");
+		pp_error(ex, tok, "expected identifier");
 		return is_eof(tok) ? tok : tok->next;
 	}
 	m->name = tok->text;
@@ -222,13 +222,13 @@ static struct token *define_macro(struct expander *ex, struct token *at)
 			tok = tok->next;
 		} while (token_is(tok, ","));
 		if (!token_is(tok, ")")) {
-			pp_error(ex, tok, "expected ')' after the macro's parameters");
+			pp_error(ex, tok, "expected ',' or ')'");
 			return tok;
 		}
 		tok = tok->next;
 	}
 	if (!token_is(tok, "%(")) {
-		pp_error(ex, tok, "expected '%%(' to begin the body of macro @%s", m->name);
+		pp_error(ex, tok, "expected '%%(' or '('");	/* stap's words */
 		return tok;
 	}
 	for (tok = tok->next; !is_eof(tok); tok = tok->next) {
@@ -238,7 +238,7 @@ static struct token *define_macro(struct expander *ex, struct token *at)
 		body_tail = body_tail->next = copy_token(tok);
 	}
 	if (is_eof(tok)) {
-		pp_error(ex, at, "macro @%s: no '%%)' ends its body", m->name);
+		pp_error(ex, at->next, "incomplete macro definition - missing '%%)'");
 		return tok;
 	}
 	body_tail->next = eof_after(tok);
@@ -260,11 +260,13 @@ struct argument {
 static struct token *macro_arguments(struct expander *ex, struct macro *m, struct token *name,
 				     struct argument *args)
 {
-	struct token *tok = name->next;
+	struct token *tok = name->next, *extra = NULL;
 	int n = 0, depth = 0;
 
+	/* stap's words for each mistake */
 	if (!token_is(tok, "(")) {
-		pp_error(ex, tok, "expected '(' with the arguments of macro @%s", m->name);
+		pp_error(ex, tok, "expected '(' in invocation of macro '@%s' taking %d parameter%s",
+			 m->name, m->nparams, m->nparams == 1 ? "" : "s");
 		return NULL;
 	}
 	args[0].first = tok = tok->next;
@@ -272,6 +274,10 @@ static struct token *macro_arguments(struct expander *ex, struct macro *m, struc
 		if (depth == 0 && (token_is(tok, ",") || token_is(tok, ")"))) {
 			if (n < m->nparams)
 				args[n].end = tok;
+			else if (!extra)
+				extra = tok;
+			if (n == m->nparams - 1 && token_is(tok, ","))
+				extra = tok;	/* stap names the "," after the last argument */
 			n++;
 			if (token_is(tok, ")"))
 				break;
@@ -282,12 +288,12 @@ static struct token *macro_arguments(struct expander *ex, struct macro *m, struc
 		depth += opens(tok) - closes(tok);
 	}
 	if (is_eof(tok)) {
-		pp_error(ex, name, "no ')' ends the arguments of macro @%s", m->name);
+		pp_error(ex, name, "could not find end of macro invocation");
 		return NULL;
 	}
 	if (n != m->nparams) {
-		pp_error(ex, name, "macro @%s takes %d argument%s, not %d", m->name, m->nparams,
-			 m->nparams == 1 ? "" : "s", n);
+		pp_error(ex, n < m->nparams ? tok : extra, "too %s parameters for macro '@%s' "
+			 "(expected %d)", n < m->nparams ? "few" : "many", m->name, m->nparams);
 		return NULL;
 	}
 	return tok->next;
@@ -325,6 +331,11 @@ struct condition {
 	bool failed;
 	bool version_tested;	/* it compared systemtap_v */
 };
+
+/* stap's words, on its three lines */
+#define EXPECTED_CONDITION "expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" \
+	"             'runtime', 'systemtap_privilege', 'CONFIG_...', or\n" \
+	"             comparison between strings or integers"
 
 static void cond_error(struct condition *c, const char *what)
 {
@@ -506,8 +517,7 @@ static bool cond_term(struct condition *c)
 			return compare_result(op, (pp->session->guru ? 1 : 0) - (n != 0));
 		}
 		c->tok = tok;
-		cond_error(c, "expected 'kernel_v', 'kernel_vr', 'arch', 'runtime', 'systemtap_v', "
-			      "'systemtap_privilege', 'guru_mode', CONFIG_..., or a literal");
+		cond_error(c, EXPECTED_CONDITION);
 		return false;
 	}
 	if (tok->kind == TOK_STRING) {
@@ -523,7 +533,7 @@ static bool cond_term(struct condition *c)
 
 		return compare_result(op, left < right ? -1 : left > right);
 	}
-	cond_error(c, "expected a preprocessor condition");
+	cond_error(c, EXPECTED_CONDITION);
 	return false;
 }
 
@@ -559,13 +569,15 @@ static struct token *expand(struct expander *ex, struct token *tok, struct token
 			    int depth, bool *stopped);
 
 /* Skips a branch that is not taken: up to its %: or %) at this level. */
-static struct token *skip_branch(struct token *tok)
+static struct token *skip_branch(struct expander *ex, struct token *tok)
 {
 	int depth = 0;
 
 	for (; !is_eof(tok); tok = tok->next) {
 		if (depth == 0 && (token_is(tok, "%:") || token_is(tok, "%)")))
 			break;
+		if (depth == 0 && token_is(tok, "%?"))	/* a second one: as expand() says */
+			pp_error(ex, tok, "incomplete conditional - missing '%%('");
 		depth += token_is(tok, "%(") - token_is(tok, "%)");
 	}
 	return tok;
@@ -583,18 +595,18 @@ static struct token *conditional(struct expander *ex, struct token *open, struct
 	if (ex->nesting >= MAX_CONDITIONAL_NESTING) {
 		pp_error(ex, open, "preprocessor conditionals nested too deeply (more than %d)",
 			 MAX_CONDITIONAL_NESTING);
-		return skip_branch(open->next);
+		return skip_branch(ex, open->next);
 	}
 
 	for (; !is_eof(tok) && !token_is(tok, "%?"); tok = tok->next) {
 		if (token_is(tok, "%(") || token_is(tok, "%)") || token_is(tok, "%:")) {
-			pp_error(ex, tok, "expected '%%?' after the preprocessor condition");
+			pp_error(ex, open, "expected '%%?' marker for conditional");
 			return tok;
 		}
 		ctail = ctail->next = copy_token(tok);
 	}
 	if (is_eof(tok)) {
-		pp_error(ex, open, "no '%%?' follows this preprocessor condition");
+		pp_error(ex, open, "expected '%%?' marker for conditional");
 		return tok;
 	}
 	ctail->next = eof_after(tok);
@@ -609,7 +621,7 @@ static struct token *conditional(struct expander *ex, struct token *open, struct
 	*cond_out = eof_after(tok);
 	c.tok = cond_tokens;
 	if (is_eof(c.tok))
-		cond_error(&c, "expected a preprocessor condition");
+		cond_error(&c, EXPECTED_CONDITION);
 	truth = cond_or(&c);
 
 	/* --check-version: the first token the conditional gives, or (none) the next one,
@@ -617,16 +629,19 @@ static struct token *conditional(struct expander *ex, struct token *open, struct
 	struct token **first = *tail;
 
 	ex->nesting++;
-	tok = truth ? expand(ex, tok->next, tail, depth, &stopped) : skip_branch(tok->next);
+	tok = truth ? expand(ex, tok->next, tail, depth, &stopped) : skip_branch(ex, tok->next);
 	if (token_is(tok, "%:"))
-		tok = truth ? skip_branch(tok->next) : expand(ex, tok->next, tail, depth, &stopped);
+		tok = truth ? skip_branch(ex, tok->next) : expand(ex, tok->next, tail, depth, &stopped);
 	ex->nesting--;
 	if (c.version_tested && *tail != first)
 		(*first)->version_dependent = true;
 	else if (c.version_tested)
 		ex->mark_next = true;
 	if (!token_is(tok, "%)")) {
-		pp_error(ex, open, "no '%%)' ends this preprocessor conditional");
+		if (token_is(tok, "%:"))
+			pp_error(ex, tok, "invalid conditional - duplicate '%%:'");
+		else
+			pp_error(ex, open, "incomplete conditional at end of file");
 		return tok;
 	}
 	return tok->next;
@@ -791,7 +806,7 @@ struct token *preprocess(struct preprocessor *pp, struct token *tokens, bool scr
 
 	end = expand(&ex, tokens, &tail, 0, &stopped);
 	while (stopped) {	/* a stray %: or %) outside any conditional */
-		pp_error(&ex, end, "'%s' without a preprocessor conditional to end", end->text);
+		pp_error(&ex, end, "incomplete conditional - missing '%%('");	/* stap's words */
 		end = expand(&ex, end->next, &tail, 0, &stopped);
 	}
 	*tail = end;		/* the EOF */
