@@ -154,6 +154,8 @@ struct token {
 	struct source_file *file;
 	int line, column;	/* 1-based */
 	bool space_before;	/* whitespace or a comment precedes it */
+	bool comment_before;	/* a comment does (before --compatible=2.0 no strings glue
+				 * across one) */
 	bool version_dependent;	/* a %( systemtap_v ... %) conditional chose it, or was
 				 * just before it (--check-version) */
 	struct token *expanded_from;	/* the @macro invocation it came from, if any */

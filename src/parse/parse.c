@@ -22,6 +22,10 @@ struct parser {
 	bool in_function;
 	bool old_ternary;		/* --compatible before 4.0: "a ? b : c = d" is
 					 * "a ? b : (c = d)", as stap 3.x parsed it */
+	bool comment_splits_strings;	/* --compatible before 2.0: two string literals
+					 * with a comment between are not one (PR 11208) */
+	bool no_autocast;		/* --compatible before 2.6, in the script: no
+					 * p->f, f()[i], &x, (e)$ on plain values */
 	int depth;			/* recursion depth of the parser */
 	int errors;
 	jmp_buf recover;
@@ -166,11 +170,12 @@ static struct node *string_literal(struct parser *ps)
 	if (tok->kind != TOK_STRING)
 		syntax_error(ps, tok, "expected literal string");
 	n = new_node(ND_STRING, tok);
-	while (ps->tok->kind == TOK_STRING) {
+	do {
 		sb_puts(&text, ps->tok->text);
 		sb_puts(&raw, ps->tok->raw);
 		next_token(ps);
-	}
+	} while (ps->tok->kind == TOK_STRING &&
+		 !(ps->comment_splits_strings && ps->tok->comment_before));
 	n->string = sb_steal(&text);
 	n->raw = sb_steal(&raw);
 	return n;
@@ -692,7 +697,7 @@ static struct node *postfix(struct parser *ps)
 	bool grouped = peek(ps, "(");	/* (&$x)->f: the value the group has */
 	struct node *n = primary(ps);
 
-	if ((peek(ps, "->") || peek(ps, "[") || is_pretty_token(ps->tok)) &&
+	if ((peek(ps, "->") || peek(ps, "[") || is_pretty_token(ps->tok)) && !ps->no_autocast &&
 	    (grouped || (n->kind != ND_TARGET && n->kind != ND_CAST && n->kind != ND_AT_VAR))) {
 		struct node *cast = new_node(ND_AUTOCAST, ps->tok);
 
@@ -746,6 +751,9 @@ static struct node *unary(struct parser *ps)
 		enter(ps);
 		n = postfix(ps);
 		leave(ps);
+		if (ps->no_autocast && n->kind != ND_TARGET && n->kind != ND_CAST &&
+		    n->kind != ND_AT_VAR)	/* stap 2.5's words */
+			syntax_error(ps, n->tok, "expected @cast, @var or $var");
 		if (n->kind == ND_TARGET || n->kind == ND_CAST || n->kind == ND_AT_VAR ||
 		    n->kind == ND_AUTOCAST) {
 			n->addressof = true;
@@ -1545,7 +1553,11 @@ struct stapfile *parse_file(struct preprocessor *pp, struct source_file *src, bo
 {
 	struct stapfile *file = xcalloc(1, sizeof(*file));
 	struct parser ps = { .file = file, .privileged = privileged,
-			     .old_ternary = pp && strverscmp(pp->compat_version, "4.0") < 0 };
+			     .old_ternary = pp && strverscmp(pp->compat_version, "4.0") < 0,
+			     .comment_splits_strings = pp && !src->is_tapset &&
+						       strverscmp(pp->compat_version, "2.0") < 0,
+			     .no_autocast = pp && !src->is_tapset &&
+					    strverscmp(pp->compat_version, "2.6") < 0 };
 	int before = *errors;
 	struct token *tokens = tokenize(src, errors);
 	bool had_tokens = tokens->kind != TOK_EOF;

@@ -55,6 +55,7 @@ struct lexer {
 	int line, column;
 	int errors;
 	bool space;		/* whitespace or a comment since the last token */
+	bool comment;		/* a comment since the last token */
 	struct token head, *tail;
 };
 
@@ -131,7 +132,8 @@ static struct token *new_token(struct lexer *lx, enum token_kind kind, int line,
 	tok->line = line;
 	tok->column = column;
 	tok->space_before = lx->space;
-	lx->space = false;
+	tok->comment_before = lx->comment;
+	lx->space = lx->comment = false;
 	lx->tail->next = tok;
 	lx->tail = tok;
 	return tok;
@@ -152,7 +154,9 @@ static bool skip_space(struct lexer *lx)
 		} else if (*lx->p == '#' || (lx->p[0] == '/' && lx->p[1] == '/')) {
 			while (*lx->p && *lx->p != '\n')
 				advance(lx, 1);
+			lx->comment = true;
 		} else if (lx->p[0] == '/' && lx->p[1] == '*') {
+			lx->comment = true;
 			int line = lx->line, column = lx->column;
 
 			advance(lx, 2);
