@@ -184,6 +184,7 @@ void resolve_global_arity(struct elaborator *el, struct symbol *sym, int arity,
 
 /* optimize.c */
 void optimize(struct elaborator *el, bool elide);
+struct symbol *pragma_global(struct elaborator *el, const char *name, size_t len);
 void drop_unreachable_overloads(struct elaborator *el);
 
 /* tapset.c: which library file defines what */

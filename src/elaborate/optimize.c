@@ -525,7 +525,7 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 /* ---- what is still used ---- */
 
 /* The program's global that embedded C's pragma names (resolve.c joined it). */
-static struct symbol *pragma_global(struct elaborator *el, const char *name, size_t len)
+struct symbol *pragma_global(struct elaborator *el, const char *name, size_t len)
 {
 	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
 		if (strlen(g->name) == len && strncmp(g->name, name, len) == 0)

@@ -105,14 +105,11 @@ void resolve_global_arity(struct elaborator *el, struct symbol *sym, int arity,
 static void refuse_pragma_statistic(const char *name, size_t len, bool write, void *arg)
 {
 	struct elaborator *el = arg;
+	struct symbol *g = pragma_global(el, name, len);
 
 	(void)write;
-	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
-		if (strlen(g->name) == len && strncmp(g->name, name, len) == 0) {
-			if (g->type == TYPE_STATS)
-				semantic_error(el, g->tok, "Aggregates not available in embedded-C");
-			return;
-		}
+	if (g && g->type == TYPE_STATS)
+		semantic_error(el, g->tok, "Aggregates not available in embedded-C");
 }
 
 static enum stap_type infer(struct typing *ty, struct node *n);

@@ -370,11 +370,10 @@ struct pragma_macros {
 static void want_pragma_macro(const char *name, size_t len, bool write, void *arg)
 {
 	struct pragma_macros *pm = arg;
+	struct global_c *g = pragma_global_c(pm->t, name, len);
 
-	for (int i = 0; i < pm->t->nglobals; i++)
-		if (!pm->t->globals[i].name_shared && strlen(pm->t->globals[i].sym->name) == len &&
-		    strncmp(pm->t->globals[i].sym->name, name, len) == 0)
-			pm->wanted[i] |= write ? 2 : 1;
+	if (g)
+		pm->wanted[g - pm->t->globals] |= write ? 2 : 1;
 }
 
 static bool want_expression_macros(struct node *n, void *arg)

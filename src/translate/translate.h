@@ -83,6 +83,7 @@ int analyze_program(struct translator *t);	/* the number of errors */
 enum global_access *handler_access(struct translator *t, struct node *body);
 struct global_c *global_of(struct translator *t, struct symbol *sym);
 struct global_c *global_named(struct translator *t, struct node *n);
+struct global_c *pragma_global_c(struct translator *t, const char *name, size_t len);
 const char *function_c_name(struct translator *t, struct function *f);
 int script_nesting(struct translator *t);	/* MAXNESTING as stap works it out */
 bool is_procfs_value(struct body *b, struct node *n);

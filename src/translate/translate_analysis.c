@@ -146,7 +146,7 @@ struct access_walk {
 };
 
 /* The global embedded C's pragma names (the first of that name, as its macros are) */
-static struct global_c *pragma_global(struct translator *t, const char *name, size_t len)
+struct global_c *pragma_global_c(struct translator *t, const char *name, size_t len)
 {
 	for (int i = 0; i < t->nglobals; i++)
 		if (!t->globals[i].name_shared && strlen(t->globals[i].sym->name) == len &&
@@ -158,7 +158,7 @@ static struct global_c *pragma_global(struct translator *t, const char *name, si
 static void note_pragma_access(const char *name, size_t len, bool write, void *arg)
 {
 	struct access_walk *w = arg;
-	struct global_c *g = pragma_global(w->t, name, len);
+	struct global_c *g = pragma_global_c(w->t, name, len);
 	enum global_access a = write ? ACCESS_WRITE : ACCESS_READ;
 
 	if (g && w->locks[global_index(w->t, g)] < a)
