@@ -222,6 +222,11 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
  * such a function's value (a wrapper that adds an argument, as task_ns_pid() adds
  * stapio's pid) is guru-only too.
  */
+static bool has_guru_pragma(const struct function *f)
+{
+	return f->embedded && strstr(f->embedded->text, "/* guru */");
+}
+
 static bool guru_only(struct elaborator *el, struct function *f)
 {
 	struct node *st, *call;
@@ -230,14 +235,14 @@ static bool guru_only(struct elaborator *el, struct function *f)
 	int n;
 
 	if (f->embedded)
-		return strstr(f->embedded->text, "/* guru */") != NULL;
+		return has_guru_pragma(f);
 	if (!f->file || !f->file->source || !f->file->source->is_tapset || !f->body ||
 	    !(st = f->body->body) || st->next || st->kind != ND_RETURN || !(call = st->lhs) ||
 	    call->kind != ND_CALL)
 		return false;
 	n = find_functions(el, call->string, f->file, &callees);
 	for (int i = 0; i < n && !guru; i++)
-		guru = callees[i]->embedded && strstr(callees[i]->embedded->text, "/* guru */");
+		guru = has_guru_pragma(callees[i]);
 	free(callees);
 	return guru;
 }
@@ -704,10 +709,10 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		if (n->lhs->kind == ND_VAR && n->kind == ND_ACCUMULATE) {	/* a local: types.c says */
 			n->lhs->sym = resolve_variable(el, sc, n->lhs);
 			resolve_global_arity(el, n->lhs->sym, 0, n->lhs->tok);
-		}
-		else	/* x = ... and a[k] <<< v write; x += ... reads x too */
+		} else {	/* x = ... and a[k] <<< v write; x += ... reads x too */
 			resolve_lvalue(el, sc, n->lhs,
 				       n->kind == ND_ASSIGN && strcmp(n->op, "=") != 0);
+		}
 		mark_written(n->lhs);
 		return;
 	case ND_INCREMENT:
