@@ -692,9 +692,10 @@ static bool is_target_variable(struct node *n, void *arg)
 {
 	bool *found = arg;
 
-	/* and what else depends on the probe: @var("x") is its $x, @cast's module is its */
+	/* and what else depends on the probe: @var("x") is its $x, @cast's module is its,
+	 * @perf's counter must count its program */
 	if (n->kind == ND_TARGET || n->kind == ND_ENTRY || n->kind == ND_AT_VAR ||
-	    n->kind == ND_CAST)
+	    n->kind == ND_CAST || n->kind == ND_PERF)
 		*found = true;
 	return !*found;
 }

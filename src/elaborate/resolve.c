@@ -464,7 +464,8 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		decide_defined(el, sc, n);
 		return;
 	case ND_PERF:
-		defined = perf_counter_defined(el, e->string);
+		defined = perf_counter_readable(el, e->string,
+						sc->handler ? sc->handler->context : NULL);
 		break;
 	default:
 		defined = true;
@@ -659,6 +660,14 @@ static void resolve_perf(struct elaborator *el, struct scope *sc, struct node *n
 {
 	struct node *name;
 
+	struct derived_probe *context = sc->handler ? sc->handler->context : NULL;
+
+	if (perf_counter_defined(el, n->string) &&
+	    !perf_counter_readable(el, n->string, context)) {
+		/* stap's words: the counter counts another program than the probe's */
+		semantic_error(el, n->tok, "perf counter '%s' not defined", n->string);
+		return;
+	}
 	if (!perf_counter_defined(el, n->string)) {
 		semantic_error(el, n->tok, "no perf counter named '%s' (a probe "
 			       "perf.type(T).config(C)[.process(\"PATH\")].counter(\"%s\") "

@@ -96,6 +96,9 @@ void emit_kprobe_entry(struct emitter *e, struct derived_probe *dp, const struct
 
 /* family_perf.c: whether a perf probe of the program defines the counter NAME */
 bool perf_counter_defined(struct elaborator *el, const char *name);
+/* ... and whether @perf("NAME") reads one in a handler of CONTEXT (NULL: no context) */
+bool perf_counter_readable(struct elaborator *el, const char *name,
+			   const struct derived_probe *context);
 
 /* family_*.c */
 extern const struct probe_family begin_end_family;

@@ -362,6 +362,31 @@ static void find_sites(struct elaborator *el, struct dw_module *m, const struct 
 				  (enum dw_prologue)el->session->prologue_searching, sites);
 }
 
+/* A program's _start has no caller (its stack is what the kernel built): a return probe
+ * there is refused, as in stap 4.8, and its sites from FIRST on dropped; true if one was. */
+static bool refuse_start_return(struct elaborator *el, const struct derived_probe *proto,
+				const struct dwarf_point *dp, struct dw_sites *sites, int first)
+{
+	bool refused = false;
+	int kept = first;
+
+	for (int k = first; k < sites->count; k++) {
+		const struct dw_function *f = sites->sites[k].function;
+
+		if (dp->is_return && sites->sites[k].module->is_user && f &&
+		    strcmp(f->name, "_start") == 0) {
+			if (!refused)
+				semantic_warning(el, proto->handler->probe->tok,
+						 "function _start return probe is blocklisted");
+			refused = true;
+			continue;
+		}
+		sites->sites[kept++] = sites->sites[k];
+	}
+	sites->count = kept;
+	return refused;
+}
+
 static bool user_files(struct elaborator *el, struct dwarf_point *dp, struct strlist *targets);
 
 /* The names of the modules a point names: one, or those matching a wildcard; a
@@ -598,6 +623,7 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 			refused = true;
 		}
 		sites.nrefused = 0;
+		refused |= refuse_start_return(el, proto, &dp, &sites, first);
 		for (int k = first; k < sites.count; k++)
 			added |= add_site(el, proto, &dp, &sites.sites[k], NULL);
 		/* a wildcard over modules opens them one at a time: what found nothing (or

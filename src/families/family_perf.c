@@ -30,6 +30,7 @@
 #include "elaborate/elaborate.h"
 #include "translate/emit.h"
 #include "family.h"
+#include "family_dwarf.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -91,6 +92,32 @@ bool perf_counter_defined(struct elaborator *el, const char *name)
 
 		if (dp->family == &perf_family && other->counter &&
 		    strcmp(other->counter, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether @perf("NAME") in a handler whose target variables resolve in CONTEXT (NULL:
+ * none) reads a counter.  In a DWARF probe, as in stap, only a counter of every task or
+ * one counting the probe's own program is there. */
+bool perf_counter_readable(struct elaborator *el, const char *name,
+			   const struct derived_probe *context)
+{
+	const char *program = NULL;
+
+	if (!context || context->family != &dwarf_family)
+		return perf_counter_defined(el, name);
+	if (context->data) {
+		const struct dwarf_probe *d = context->data;
+
+		program = d->process ? d->process : d->file;
+	}
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
+		const struct perf_probe *other = dp->data;
+
+		if (dp->family == &perf_family && other->counter &&
+		    strcmp(other->counter, name) == 0 &&
+		    (!other->process || (program && strcmp(other->process, program) == 0)))
 			return true;
 	}
 	return false;
