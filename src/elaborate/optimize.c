@@ -11,7 +11,8 @@
  * constant condition keep only what can run, and nested blocks flatten.
  * Only the first round warns: what later rounds remove follows from what it said.
  * Then functions no longer called and globals no longer used are dropped.  At the end a
- * handler with no side effect left goes ("Probe ... has been elided").  After the types,
+ * handler with no side effect left goes ("Probe ... has been elided"), and again what
+ * only it used.  After the types,
  * the overloads that can never run go too (drop_unreachable_overloads).
  * What has side effects: writes to globals, printing, calls of functions that have them
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
@@ -398,6 +399,21 @@ static void keep_effects(struct node *n, struct node ***tail)
 }
 
 /* NULL when the statement goes away. */
+/* A foreach that does nothing: its body (if any) and limit have no effects, and its
+ * variables are not read after it (as stap, which drops such a loop). */
+static bool inert_foreach(struct node *s)
+{
+	const struct foreach *fe = s->foreach;
+
+	if ((s->then && side_effects(s->then)) || side_effects(fe->limit) ||
+	    (fe->value && fe->value->sym && fe->value->sym->read))
+		return false;
+	for (struct node *k = fe->keys; k; k = k->next)
+		if (k->sym && k->sym->read)
+			return false;
+	return true;
+}
+
 static struct node *optimize_statement(struct optimizer *o, struct node *s)
 {
 	struct elaborator *el = o->el;
@@ -501,6 +517,10 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		optimize_expr(o, s->foreach->limit);
 		if (s->then)
 			s->then = optimize_statement(o, s->then);
+		if (o->elide && inert_foreach(s)) {
+			o->changed = true;	/* stap drops it without a word */
+			return NULL;
+		}
 		if (!s->then)
 			s->then = null_statement(s->tok);
 		return s;
@@ -607,8 +627,16 @@ static bool note_reads(struct node *n, void *arg)
 	}
 	if (n->kind == ND_VAR && n->sym)
 		n->sym->read = true;
-	if (n->kind == ND_FOREACH && n->foreach->array->sym)
-		n->foreach->array->sym->read = true;
+	if (n->kind == ND_FOREACH) {	/* its keys and value it writes */
+		if (n->foreach->array->sym)
+			n->foreach->array->sym->read = true;
+		walk_nodes(n->foreach->array, note_reads, arg);
+		for (struct node *f = n->foreach->filter; f; f = f->next)
+			walk_nodes(f, note_reads, arg);
+		walk_nodes(n->foreach->limit, note_reads, arg);
+		walk_nodes(n->then, note_reads, arg);
+		return false;
+	}
 	return true;
 }
 
@@ -722,16 +750,18 @@ static bool works_without_handler(struct elaborator *el, struct probe_body *h)
 	return false;
 }
 
-/* Handlers with nothing left to run go, with their probes. */
-static void drop_inert_handlers(struct elaborator *el)
+/* Handlers with nothing left to run go, with their probes; true if one did. */
+static bool drop_inert_handlers(struct elaborator *el)
 {
 	struct derived_probe **dpp;
+	bool dropped = false;
 
 	for (struct probe_body *h = el->prog->bodies; h; h = h->next) {
 		if (h->elided || (h->body && list_has_side_effects(h->body->body)) ||
 		    works_without_handler(el, h))
 			continue;
 		h->elided = true;
+		dropped = true;
 		for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
 			if (dp->handler == h) {
 				semantic_warning(el, h->tok, "Probe '%s' has been elided",
@@ -747,6 +777,7 @@ static void drop_inert_handlers(struct elaborator *el)
 			dpp = &(*dpp)->next;
 		}
 	}
+	return dropped;
 }
 
 static void optimize_bodies(struct optimizer *o, enum walk walk)
@@ -808,6 +839,8 @@ void optimize(struct elaborator *el, bool elide)
 			drop_unused(el);
 		o.round++;
 	} while (o.changed);
-	if (elide)
-		drop_inert_handlers(el);
+	/* what only the handlers dropped used goes too (a function they alone called,
+	 * whose parameters nothing else would give a type) */
+	if (elide && drop_inert_handlers(el))
+		drop_unused(el);
 }
