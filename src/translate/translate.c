@@ -53,11 +53,22 @@ static void emit_frame_fields(struct emitter *e, struct body *b, bool init)
 	struct symbol *locals = b->function ? b->function->locals :
 				b->guarded ? NULL : b->handler->locals;
 
+	/* embedded C of SystemTap before 1.8 reads its arguments as THIS->name too */
+	bool old_names = b->function && b->function->embedded &&
+			 strverscmp(b->t->session->compat_version, "1.8") < 0;
+
 	for (int list = init ? 1 : 0; list < 2; list++) {
 		for (struct symbol *sym = list ? locals : params; sym; sym = sym->next) {
 			char *field = xasprintf("l_%s", sym->name);
 
-			emit_field(e, sym->type, field, init);
+			if (list == 0 && old_names) {
+				emit(e, "\tunion {\n");
+				emit_field(e, sym->type, field, false);
+				emit_field(e, sym->type, sym->name, false);
+				emit(e, "\t};\n");
+			} else {
+				emit_field(e, sym->type, field, init);
+			}
 			free(field);
 		}
 	}
