@@ -55,6 +55,7 @@ static void emit_frame_fields(struct emitter *e, struct body *b, bool init)
 
 	/* embedded C of SystemTap before 1.8 reads its arguments as THIS->name too */
 	bool old_names = b->function && b->function->embedded &&
+			 b->t->session->compat_version &&
 			 strverscmp(b->t->session->compat_version, "1.8") < 0;
 
 	for (int list = init ? 1 : 0; list < 2; list++) {
