@@ -483,6 +483,34 @@ static int run_passes(struct session *s)
 	return 0;
 }
 
+/*
+ * As stap, before anything else: the folder temporary files go in must be a plain path
+ * (kbuild's make takes it apart at spaces and shell characters) and must take a new
+ * folder (an unusable TMPDIR stops stap at once, not in pass 3).
+ */
+static bool check_tmpdir(struct session *s)
+{
+	const char *parent = s->tmpdir_parent;
+	char *probe;
+
+	if (parent[strspn(parent, "-/._0123456789abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ")] != '\0') {
+		fprintf(stderr, "ERROR: Safety pattern mismatch for TMPDIR ('%s' vs. "
+			"'^[-/._0-9a-z]+$') rc=1\n", parent);
+		return false;
+	}
+	probe = xasprintf("%s/stapXXXXXX", parent);
+	if (!mkdtemp(probe)) {
+		fprintf(stderr, "cannot create temporary directory (\" %s \"): %s\n", probe,
+			strerror(errno));
+		free(probe);
+		return false;
+	}
+	rmdir(probe);
+	free(probe);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { 0 };
@@ -493,6 +521,8 @@ int main(int argc, char **argv)
 	parse_options(&s, argc, argv);
 	diag_setup(&s);
 	STP_MARK1(stap, pass0__end, &s);
+	if (!check_tmpdir(&s))
+		return 1;
 	rc = s.dump ? dump_library(&s) : s.list_pattern ? list_points(&s)
 	   : s.remote_urls.count ? run_remote(&s) : run_passes(&s);
 	STP_MARK1(stap, pass6__start, &s);

@@ -514,6 +514,14 @@ else
 	skip "cli: passes 4-5 on the host (no reference kernel headers; run ./setup)"
 fi
 
+# TMPDIR, checked before anything else as stap does (SystemTap's parseko cmdline06, 22)
+expect "an unusable TMPDIR stops stap at once" 1 \
+	'^cannot create temporary directory \(" /dev/null/nodir/stap[[:alnum:]]{6} "\): Not a directory$' \
+	env TMPDIR=/dev/null/nodir "$STAP" -p1 -e "$hello"
+mkdir -p "$work/tmp with space"
+expect "a TMPDIR make would take apart is refused" 1 \
+	'^ERROR: Safety pattern mismatch for TMPDIR \(.*/tmp with space. vs\. .\^\[-/\._0-9a-z\]\+\$.\) rc=1$' \
+	env TMPDIR="$work/tmp with space" "$STAP" -p1 -e "$hello"
 expect "staprun -h shows its usage" 0 'Usage: staprun \[options\] MODULE' "$STAPRUN" -h
 # make install puts the programs, runtime, tapsets and man pages where the issue says
 inst=$work/install
