@@ -656,6 +656,12 @@ static void argument_tokens(struct expander *ex, struct token *tok, char *text,
 	src->name = tok->file->name;
 	src->text = text;
 	for (struct token *sub = tokenize(src, &ex->errors); !is_eof(sub); sub = sub->next) {
+		/* an argument is not expanded again: its own $N, @N, $#, @# are refused */
+		if (sub->kind == TOK_IDENT && (sub->text[0] == '$' || sub->text[0] == '@') &&
+		    (isdigit((unsigned char)sub->text[1]) || strcmp(sub->text + 1, "#") == 0)) {
+			pp_error(ex, tok, "invalid nested substitution of command line arguments");
+			return;
+		}
 		sub->file = tok->file;
 		sub->line = tok->line;
 		sub->column = tok->column;
