@@ -264,6 +264,8 @@ static bool parse_pass(struct passes *p)
 		fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
 		return false;
 	}
+	if (tapset_check_include_dirs(s, p->pp))
+		return false;
 	what = xasprintf("parsed user script and %d library scripts", library_files);
 	report_pass(p, 1, what);
 	free(what);

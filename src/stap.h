@@ -599,6 +599,7 @@ struct session {
 	const char *runtime_dir;	/* -R or SYSTEMTAP_RUNTIME */
 	const char *tapset_dir;		/* SYSTEMTAP_TAPSET */
 	struct strlist include_dirs;	/* -I */
+	struct strlist skipped_tapsets;	/* -I files that do not parse (pass 1 said so) */
 	struct strlist generated_tapsets;	/* folders of tapsets made for the target
 						 * kernel (syscall_tapset.c), searched last */
 	const char *kernel_release;	/* -r REL */
@@ -762,6 +763,7 @@ struct strlist list_probe_points(struct session *s, struct preprocessor *pp,
 /* tapset.c: where library scripts live; their macros, which every script sees (pass 1) */
 struct strlist tapset_search_path(struct session *s);
 int tapset_load_macros(struct session *s, struct preprocessor *pp, int *errors);
+bool tapset_check_include_dirs(struct session *s, struct preprocessor *pp);
 
 /* ------------------------------------------------------------------ */
 /* Passes 3-5                                                          */

@@ -96,6 +96,21 @@ expect "a tapset file removed since is forgotten" 1 'unresolved function' \
 expect "--disable-cache indexes without the cache" 0 'idx_two' \
 	"${idx_stap[@]}" --disable-cache -e 'probe begin { println(idx_two()) }'
 
+# An -I file that does not parse: pass 1 says so (its errors, then stap's warning) and
+# pass 2 goes on without it; with -W, pass 1 fails (SystemTap's parseko bad_tapset).
+mkdir -p "$work/bad/lib"
+printf 'function bad_one() { return 1 }\nprobe bad = .x { }\n' >"$work/bad/lib/bad.stp"
+printf 'function good_one() { return 1 }\n' >"$work/bad/lib/good.stp"
+expect "an -I file that does not parse is reported and skipped" 0 \
+	"(?s)\\Aparse error: expected identifier or '\\*' or '\\{'\n.*\n1 parse error\\.\nWARNING: tapset \"\\Q$work/bad/lib/bad.stp\\E\" has errors, and will be skipped\n# parse tree dump" \
+	"$STAP" -p1 -I "$work/bad/lib/" -e "$hello"
+expect "... its definitions are not there in pass 2" 1 "(?s)will be skipped.*unresolved function.*bad_one" \
+	"$STAP" -p2 -I "$work/bad/lib" -e 'probe begin { println(bad_one()) }'
+expect "... the other files of its folder are" 0 "good_one" \
+	"$STAP" -p2 -I "$work/bad/lib" -e 'probe begin { println(good_one()) }'
+expect "... and with -W pass 1 fails" 1 "(?s)will be skipped\nPass 1: parse failed" \
+	"$STAP" -p1 -W -I "$work/bad/lib" -e "$hello"
+
 # The macro library's cache (tapset-macros/): a clean, unchanged *.stpm is read only when
 # a script uses one of its macros; a changed one is read again, a broken one every run.
 mkdir -p "$work/mac/lib"

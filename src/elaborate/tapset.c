@@ -89,8 +89,16 @@ struct strlist tapset_search_path(struct session *s)
 
 	if (s->tapset_dir)
 		strlist_add(&bases, s->tapset_dir);
-	for (int i = 0; i < s->include_dirs.count; i++)
-		strlist_add(&bases, s->include_dirs.items[i]);
+	for (int i = 0; i < s->include_dirs.count; i++) {
+		/* "-I dir/" names its files dir/f.stp, as stap does */
+		char *dir = xstrdup(s->include_dirs.items[i]);
+		size_t n = strlen(dir);
+
+		while (n > 1 && dir[n - 1] == '/')
+			dir[--n] = '\0';
+		strlist_add(&bases, dir);
+		free(dir);
+	}
 	for (int i = 0; i < bases.count; i++) {
 		const char *base = bases.items[i];
 		/* the kernel runtime's folder, then the architecture's, most specific first */
@@ -669,6 +677,8 @@ static void index_notes(struct tapset_index *ix, char *notes, int file)
 	}
 }
 
+static bool strlist_contains(const struct strlist *l, const char *s);
+
 static void index_file(void *arg, const char *path)
 {
 	struct tapset_index *ix = arg;
@@ -676,7 +686,8 @@ static void index_file(void *arg, const char *path)
 	struct file_identity id;
 	char *notes, *text = NULL;
 
-	if (!file_identity(path, &id))
+	if (strlist_contains(&ix->pp->session->skipped_tapsets, path) ||
+	    !file_identity(path, &id))
 		return;
 	notes = cached_notes(ix, path, &id);
 	if (!notes) {
@@ -795,6 +806,53 @@ struct tapset_index *tapset_index_open(struct session *s, struct preprocessor *p
 	if (!sorted && ix->ndefinitions)
 		qsort(ix->definitions, ix->ndefinitions, sizeof(*ix->definitions), compare_definitions);
 	return ix;
+}
+
+struct include_check {
+	struct session *session;
+	struct preprocessor *pp;
+	bool failed;			/* -W: a warning is an error */
+};
+
+static void check_include_file(void *arg, const char *path)
+{
+	struct include_check *ic = arg;
+	struct source_file *src = xcalloc(1, sizeof(*src));
+	int errors = 0;
+
+	src->name = xstrdup(path);
+	src->is_tapset = true;
+	src->from_include_dir = true;
+	src->text = read_file(path, NULL);
+	if (!src->text)
+		return;
+	parse_file(ic->pp, src, true, true, &errors);
+	if (!errors)
+		return;
+	fprintf(stderr, "%d parse error%s.\n", errors, errors == 1 ? "" : "s");
+	strlist_add(&ic->session->skipped_tapsets, path);
+	/* stap's words, a WARNING even when -W fails the pass for it */
+	if (!ic->session->suppress_warnings || ic->session->warnings_as_errors)
+		fprintf(stderr, "WARNING: tapset \"%s\" has errors, and will be skipped\n", path);
+	ic->failed |= ic->session->warnings_as_errors;
+}
+
+/*
+ * stap parses every tapset file in pass 1; we parse the library's when pass 2 needs one
+ * (they are ours, and parse), but the files of -I folders in pass 1 as stap: one that
+ * does not parse is reported with its errors and skipped (-W makes that an error: true).
+ */
+bool tapset_check_include_dirs(struct session *s, struct preprocessor *pp)
+{
+	struct strlist path = tapset_search_path(s);
+	struct include_check ic = { .session = s, .pp = pp };
+
+	for (int i = 0; s->include_dirs.count && i < path.count; i++)
+		if (!in_folder(path.items[i], s->tapset_dir) &&
+		    !strlist_contains(&s->generated_tapsets, path.items[i]))
+			for_each_file(path.items[i], stp_file_filter, check_include_file, &ic);
+	strlist_free(&path);
+	return ic.failed;
 }
 
 static struct stapfile *parse_tapset_file(struct tapset_index *ix, struct tapset_file *tf,

@@ -1182,7 +1182,7 @@ static struct component *component(struct parser *ps)
 	c->tok = ps->tok;
 	if (!is_name_part(ps->tok) || ps->tok->kind == TOK_NUMBER ||
 	    ps->tok->text[0] == '$' || ps->tok->text[0] == '@')
-		syntax_error(ps, ps->tok, "expected probe point specifier");
+		syntax_error(ps, ps->tok, "expected identifier or '*' or '{'");
 	do
 		sb_puts(&name, next_token(ps)->text);
 	while (is_name_part(ps->tok) && !ps->tok->space_before);
