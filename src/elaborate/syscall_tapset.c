@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-21"
+#define GENERATOR "syscalls-28"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -90,6 +90,7 @@ static const struct arg_rule arg_rules[] = {
 	KIND("creat", "mode", ARG_OCTAL),
 	KIND("fchmod", "mode", ARG_OCTAL),
 	KIND("fchmodat", "mode", ARG_OCTAL),
+	KIND("lookup_dcookie", "len", ARG_HEX),
 	KIND("mkdir", "mode", ARG_OCTAL),
 	KIND("mkdirat", "mode", ARG_OCTAL),
 	KIND("mknod", "mode", ARG_OCTAL),
@@ -100,6 +101,7 @@ static const struct arg_rule arg_rules[] = {
 	KIND("read", "buf", ARG_POINTER),
 	KIND("umask", "mask", ARG_OCTAL),
 	/* named otherwise than the kernel names them */
+	RENAME("_sysctl", "args", "args", ARG_HEX),
 	RENAME("accept", "fd", "sockfd", ARG_SIGNED),
 	RENAME("accept", "upeer_addrlen", "addrlen", ARG_POINTER),
 	RENAME("accept", "upeer_sockaddr", "addr", ARG_POINTER),
@@ -150,6 +152,8 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("listen", "fd", "sockfd", ARG_SIGNED),
 	RENAME("listxattr", "pathname", "path", ARG_STRING),
 	RENAME("llistxattr", "pathname", "path", ARG_STRING),
+	RENAME("lookup_dcookie", "cookie64", "cookie", ARG_HEX),
+	RENAME("lookup_dcookie", "buf", "buffer", ARG_POINTER),
 	RENAME("lremovexattr", "pathname", "path", ARG_STRING),
 	RENAME("lseek", "fd", "fildes", ARG_UNSIGNED),
 	RENAME("madvise", "len_in", "length", ARG_UNSIGNED),
@@ -239,6 +243,114 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("wait4", "upid", "pid", ARG_SIGNED),
 	RENAME("writev", "vec", "vector", ARG_POINTER),
 	RENAME("writev", "vlen", "count", ARG_UNSIGNED),
+	/* named as stap 4.8 names them (tapset::syscalls(3stap)) */
+	DECODE_RENAMED("faccessat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("faccessat2", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("fanotify_mark", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("fchmodat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("fchownat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("futimesat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("linkat", "newdfd", "newdirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("linkat", "olddfd", "olddirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("mkdirat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE_RENAMED("mknodat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	RENAME("adjtimex", "txc_p", "buf", ARG_DEFAULT),
+	RENAME("chown16", "filename", "path", ARG_DEFAULT),
+	RENAME("chown16", "user", "owner", ARG_DEFAULT),
+	RENAME("clock_adjtime", "utx", "tx", ARG_DEFAULT),
+	RENAME("clock_adjtime", "which_clock", "clk_id", ARG_DEFAULT),
+	RENAME("clone", "child_tidptr", "child_tid", ARG_DEFAULT),
+	RENAME("clone", "newsp", "stack_start", ARG_DEFAULT),
+	RENAME("clone", "parent_tidptr", "parent_tid", ARG_DEFAULT),
+	RENAME("fchmodat", "filename", "pathname", ARG_DEFAULT),
+	RENAME("fchownat", "filename", "pathname", ARG_DEFAULT),
+	RENAME("fchownat", "user", "owner", ARG_DEFAULT),
+	RENAME("fremovexattr", "fd", "filedes", ARG_DEFAULT),
+	RENAME("fsetxattr", "fd", "filedes", ARG_DEFAULT),
+	RENAME("futimesat", "utimes", "tvp", ARG_DEFAULT),
+	RENAME("get_robust_list", "head_ptr", "list_head", ARG_DEFAULT),
+	RENAME("get_robust_list", "len_ptr", "len", ARG_DEFAULT),
+	RENAME("getcpu", "cpup", "cpu", ARG_DEFAULT),
+	RENAME("getcpu", "nodep", "node", ARG_DEFAULT),
+	RENAME("getcpu", "unused", "tcache", ARG_DEFAULT),
+	RENAME("getgroups", "gidsetsize", "size", ARG_DEFAULT),
+	RENAME("getgroups", "grouplist", "list", ARG_DEFAULT),
+	RENAME("getpeername", "fd", "s", ARG_DEFAULT),
+	RENAME("getpeername", "usockaddr", "name", ARG_DEFAULT),
+	RENAME("getpeername", "usockaddr_len", "namelen", ARG_DEFAULT),
+	RENAME("getrandom", "len", "count", ARG_DEFAULT),
+	RENAME("getresgid", "egidp", "egid", ARG_DEFAULT),
+	RENAME("getresgid", "rgidp", "rgid", ARG_DEFAULT),
+	RENAME("getresgid", "sgidp", "sgid", ARG_DEFAULT),
+	RENAME("getresuid", "euidp", "euid", ARG_DEFAULT),
+	RENAME("getresuid", "ruidp", "ruid", ARG_DEFAULT),
+	RENAME("getresuid", "suidp", "suid", ARG_DEFAULT),
+	RENAME("getsockname", "fd", "s", ARG_DEFAULT),
+	RENAME("getsockname", "usockaddr", "name", ARG_DEFAULT),
+	RENAME("getsockname", "usockaddr_len", "namelen", ARG_DEFAULT),
+	RENAME("kexec_file_load", "cmdline_ptr", "cmdline", ARG_DEFAULT),
+	RENAME("lchown16", "filename", "path", ARG_DEFAULT),
+	RENAME("lchown16", "user", "owner", ARG_DEFAULT),
+	RENAME("linkat", "newname", "newpath", ARG_DEFAULT),
+	RENAME("linkat", "oldname", "oldpath", ARG_DEFAULT),
+	RENAME("lsetxattr", "pathname", "path", ARG_DEFAULT),
+	RENAME("mknod", "filename", "pathname", ARG_DEFAULT),
+	RENAME("mknodat", "filename", "pathname", ARG_DEFAULT),
+	RENAME("mlock2", "start", "addr", ARG_DEFAULT),
+	RENAME("mq_open", "u_name", "filename", ARG_DEFAULT),
+	RENAME("mq_timedreceive", "u_abs_timeout", "abs_timeout", ARG_DEFAULT),
+	RENAME("mq_timedreceive", "u_msg_prio", "msg_prio", ARG_DEFAULT),
+	RENAME("mq_timedreceive", "u_msg_ptr", "msg_ptr", ARG_DEFAULT),
+	RENAME("mq_timedsend", "u_abs_timeout", "abs_timeout", ARG_DEFAULT),
+	RENAME("mremap", "addr", "old_address", ARG_DEFAULT),
+	RENAME("mremap", "new_addr", "new_address", ARG_DEFAULT),
+	RENAME("mremap", "new_len", "new_size", ARG_DEFAULT),
+	RENAME("mremap", "old_len", "old_size", ARG_DEFAULT),
+	RENAME("perf_event_open", "attr_uptr", "attr", ARG_DEFAULT),
+	RENAME("pkey_mprotect", "start", "addr", ARG_DEFAULT),
+	RENAME("ppoll", "ufds", "fds", ARG_DEFAULT),
+	RENAME("process_vm_readv", "lvec", "local_iov", ARG_DEFAULT),
+	RENAME("process_vm_readv", "rvec", "remote_iov", ARG_DEFAULT),
+	RENAME("process_vm_writev", "lvec", "local_iov", ARG_DEFAULT),
+	RENAME("process_vm_writev", "rvec", "remote_iov", ARG_DEFAULT),
+	RENAME("recv", "fd", "s", ARG_DEFAULT),
+	RENAME("recvmmsg", "fd", "s", ARG_DEFAULT),
+	RENAME("rt_sigsuspend", "unewset", "set", ARG_DEFAULT),
+	RENAME("rt_tgsigqueueinfo", "pid", "tid", ARG_DEFAULT),
+	RENAME("sched_getattr", "uattr", "sched_attr", ARG_DEFAULT),
+	RENAME("sched_getattr", "usize", "size", ARG_DEFAULT),
+	RENAME("sched_setattr", "uattr", "sched_attr", ARG_DEFAULT),
+	RENAME("semtimedop", "tsops", "sops", ARG_DEFAULT),
+	RENAME("send", "buff", "buf", ARG_DEFAULT),
+	RENAME("send", "fd", "s", ARG_DEFAULT),
+	RENAME("sendmmsg", "fd", "s", ARG_DEFAULT),
+	RENAME("setgroups", "gidsetsize", "size", ARG_DEFAULT),
+	RENAME("setgroups", "grouplist", "list", ARG_DEFAULT),
+	RENAME("setns", "flags", "nstype", ARG_DEFAULT),
+	RENAME("setxattr", "pathname", "path", ARG_DEFAULT),
+	RENAME("sigprocmask", "nset", "set", ARG_DEFAULT),
+	RENAME("sigprocmask", "oset", "oldset", ARG_DEFAULT),
+	RENAME("socketpair", "usockvec", "sv", ARG_DEFAULT),
+	RENAME("statx", "buffer", "buf", ARG_DEFAULT),
+	RENAME("swapon", "specialfile", "path", ARG_DEFAULT),
+	RENAME("timer_create", "created_timer_id", "timerid", ARG_DEFAULT),
+	RENAME("timer_create", "timer_event_spec", "evp", ARG_DEFAULT),
+	RENAME("timer_create", "which_clock", "clockid", ARG_DEFAULT),
+	RENAME("timer_gettime", "setting", "value", ARG_DEFAULT),
+	RENAME("timer_gettime", "timer_id", "timerid", ARG_DEFAULT),
+	RENAME("timer_settime", "new_setting", "value", ARG_DEFAULT),
+	RENAME("timer_settime", "old_setting", "ovalue", ARG_DEFAULT),
+	RENAME("timer_settime", "timer_id", "timerid", ARG_DEFAULT),
+	RENAME("timerfd_gettime", "otmr", "value", ARG_DEFAULT),
+	RENAME("timerfd_gettime", "ufd", "fd", ARG_DEFAULT),
+	RENAME("timerfd_settime", "otmr", "ovalue", ARG_DEFAULT),
+	RENAME("timerfd_settime", "ufd", "fd", ARG_DEFAULT),
+	RENAME("timerfd_settime", "utmr", "value", ARG_DEFAULT),
+	RENAME("times", "tbuf", "buf", ARG_DEFAULT),
+	RENAME("utimensat", "utimes", "tsp", ARG_DEFAULT),
+	RENAME("waitid", "ru", "rusage", ARG_DEFAULT),
+	RENAME("waitid", "upid", "pid", ARG_DEFAULT),
+	RENAME("waitpid", "stat_addr", "status", ARG_DEFAULT),
 	/* decoded: VAR_str = DECODER(VAR), shown in argstr in its place */
 	DECODE("*", "dfd", ARG_SIGNED, "_dfd_str"),
 	DECODE("*", "newdfd", ARG_SIGNED, "_dfd_str"),
@@ -252,16 +364,23 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("epoll_create1", "flags", ARG_SIGNED, "_epoll_create1_flag_str"),
 	DECODE("epoll_ctl", "op", ARG_SIGNED, "_opoll_op_str"),
 	DECODE("eventfd2", "flags", ARG_SIGNED, "_eventfd2_flag_str"),
+	DECODE_RENAMED("execveat", "fd", "dirfd", ARG_SIGNED, "_dfd_str"),
+	DECODE("execveat", "flags", ARG_UNSIGNED, "_at_flag_str"),
 	DECODE("faccessat", "mode", ARG_SIGNED, "_access_mode_str"),
 	DECODE("faccessat2", "flags", ARG_SIGNED, "_faccessat2_flags_str"),
 	DECODE("faccessat2", "mode", ARG_SIGNED, "_access_mode_str"),
 	DECODE("fallocate", "mode", ARG_SIGNED, "_stp_fallocate_mode_str"),
-	DECODE("fchownat", "flag", ARG_SIGNED, "_at_flag_str"),
+	DECODE("fanotify_init", "event_f_flags", ARG_UNSIGNED, "_sys_open_flag_str"),
+	DECODE("fanotify_init", "flags", ARG_UNSIGNED, "_fanotify_init_flags_str"),
+	DECODE("fanotify_mark", "flags", ARG_UNSIGNED, "_fanotify_mark_flags_str"),
+	DECODE("fanotify_mark", "mask", ARG_UNSIGNED, "_fanotify_mark_mask_str"),
+	DECODE_RENAMED("fchownat", "flag", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE("fcntl", "cmd", ARG_UNSIGNED, "_fcntl_cmd_str"),
 	DECODE("finit_module", "flags", ARG_SIGNED, "_finit_module_flags_str"),
 	DECODE("flock", "cmd", ARG_UNSIGNED, "_flock_cmd_str"),
 	DECODE("fsetxattr", "flags", ARG_SIGNED, "_stp_xattr_flags_str"),
 	DECODE("futex", "op", ARG_SIGNED, "_futex_op_str"),
+	DECODE("get_mempolicy", "flags", ARG_UNSIGNED, "_mempolicy_flags_str"),
 	DECODE("getitimer", "which", ARG_SIGNED, "_itimer_which_str"),
 	DECODE("getpriority", "which", ARG_SIGNED, "_priority_which_str"),
 	DECODE("getrandom", "flags", ARG_UNSIGNED, "_getrandom_flags_str"),
@@ -271,46 +390,80 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("getsockopt", "optname", ARG_SIGNED, "_sockopt_optname_str"),
 	DECODE("inotify_add_watch", "mask", ARG_UNSIGNED, "_inotify_watch_mask_str"),
 	DECODE("inotify_init1", "flags", ARG_SIGNED, "_inotify_init1_flag_str"),
+	DECODE("ioprio_get", "which", ARG_SIGNED, "_stp_ioprio_which_str"),
+	DECODE("ioprio_set", "ioprio", ARG_SIGNED, "_stp_ioprio_value_str"),
+	DECODE("ioprio_set", "which", ARG_SIGNED, "_stp_ioprio_which_str"),
 	DECODE("kcmp", "type", ARG_SIGNED, "_kcmp_type_str"),
+	DECODE("kexec_file_load", "flags", ARG_UNSIGNED, "_kexec_file_load_flags_str"),
+	DECODE("kexec_load", "flags", ARG_UNSIGNED, "_kexec_flags_str"),
 	DECODE("keyctl", "option", ARG_SIGNED, "_stp_keyctl_cmd_str"),
 	DECODE("linkat", "flags", ARG_SIGNED, "_at_flag_str"),
+	DECODE("llseek", "whence", ARG_SIGNED, "_seek_whence_str"),
 	DECODE("lseek", "whence", ARG_UNSIGNED, "_seek_whence_str"),
 	DECODE("lsetxattr", "flags", ARG_SIGNED, "_stp_xattr_flags_str"),
+	DECODE("mbind", "flags", ARG_UNSIGNED, "_mempolicy_flags_str"),
+	DECODE("mbind", "mode", ARG_SIGNED, "_mempolicy_mode_str"),
 	DECODE("membarrier", "cmd", ARG_SIGNED, "_membarrier_cmd_str"),
 	DECODE("memfd_create", "flags", ARG_UNSIGNED, "_mfd_flags_str"),
+	DECODE("mlock2", "flags", ARG_UNSIGNED, "_stp_mlock2_str"),
 	DECODE("mlockall", "flags", ARG_SIGNED, "_mlockall_flags_str"),
 	DECODE("mmap", "flags", ARG_UNSIGNED, "_mmap_flags"),
 	DECODE("mmap", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
 	DECODE("mmap_pgoff", "flags", ARG_UNSIGNED, "_mmap_flags"),
 	DECODE("mmap_pgoff", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
 	DECODE("mprotect", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
+	DECODE("mq_open", "oflag", ARG_UNSIGNED, "_sys_open_flag_str"),
 	DECODE("mremap", "flags", ARG_UNSIGNED, "_mremap_flags"),
+	DECODE("msgctl", "cmd", ARG_SIGNED, "_stp_msgctl_cmd_str"),
+	DECODE("msgget", "key", ARG_SIGNED, "_stp_msgget_key_str"),
+	DECODE("msgget", "msgflg", ARG_UNSIGNED, "_stp_msgflg_str"),
+	DECODE("msgrcv", "msgflg", ARG_UNSIGNED, "_stp_msgflg_str"),
+	DECODE("msgsnd", "msgflg", ARG_UNSIGNED, "_stp_msgflg_str"),
 	DECODE("msync", "flags", ARG_SIGNED, "_msync_flag_str"),
 	DECODE("open", "flags", ARG_HEX, "_sys_open_flag_str"),
 	DECODE("open_by_handle_at", "flags", ARG_HEX, "_sys_open_flag_str"),
 	DECODE("openat", "flags", ARG_HEX, "_sys_open_flag_str"),
+	DECODE("perf_event_open", "flags", ARG_UNSIGNED, "_perf_event_open_flags_str"),
+	DECODE("pkey_alloc", "init_val", ARG_SIGNED, "_pkey_alloc_init_val_str"),
+	DECODE("pkey_mprotect", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
 	DECODE("preadv2", "flags", ARG_SIGNED, "_preadv2_flags_str"),
 	DECODE("prlimit64", "resource", ARG_UNSIGNED, "_rlimit_resource_str"),
 	DECODE("pwritev2", "flags", ARG_SIGNED, "_preadv2_flags_str"),
-	DECODE("reboot", "cmd", ARG_UNSIGNED, "_reboot_flag_str"),
-	DECODE("reboot", "magic1", ARG_SIGNED, "_reboot_magic_str"),
+	DECODE("quotactl", "cmd", ARG_SIGNED, "_quotactl_cmd_str"),
+	DECODE_RENAMED("reboot", "cmd", "flag", ARG_UNSIGNED, "_reboot_flag_str"),
+	DECODE_RENAMED("reboot", "magic1", "magic", ARG_SIGNED, "_reboot_magic_str"),
+	DECODE("recv", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("recvfrom", "flags", ARG_UNSIGNED, "_msg_flags_str"),
+	DECODE("recvmmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("recvmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
+	DECODE("remap_file_pages", "flags", ARG_UNSIGNED, "_mmap_flags"),
+	DECODE("remap_file_pages", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
 	DECODE("renameat2", "flags", ARG_UNSIGNED, "_renameat2_flags_str"),
 	DECODE("rt_sigaction", "sig", ARG_SIGNED, "_signal_name"),
 	DECODE("rt_sigprocmask", "how", ARG_SIGNED, "_sigprocmask_how_str"),
+	DECODE("sched_get_priority_max", "policy", ARG_SIGNED, "_sched_policy_str"),
+	DECODE("sched_get_priority_min", "policy", ARG_SIGNED, "_sched_policy_str"),
 	DECODE("sched_setscheduler", "policy", ARG_SIGNED, "_sched_policy_str"),
+	DECODE("seccomp", "flags", ARG_UNSIGNED, "_seccomp_flags_str"),
 	DECODE("seccomp", "op", ARG_UNSIGNED, "_seccomp_op_str"),
+	DECODE("semget", "key", ARG_SIGNED, "_stp_msgget_key_str"),
+	DECODE("semget", "semflg", ARG_UNSIGNED, "__sem_flags"),
+	DECODE("send", "flags", ARG_UNSIGNED, "_msg_flags_str"),
+	DECODE("sendmmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("sendmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("sendto", "flags", ARG_UNSIGNED, "_msg_flags_str"),
+	DECODE("set_mempolicy", "mode", ARG_SIGNED, "_mempolicy_mode_str"),
 	DECODE("setitimer", "which", ARG_SIGNED, "_itimer_which_str"),
 	DECODE("setpriority", "which", ARG_SIGNED, "_priority_which_str"),
 	DECODE("setrlimit", "resource", ARG_UNSIGNED, "_rlimit_resource_str"),
 	DECODE("setsockopt", "level", ARG_SIGNED, "_sockopt_level_str"),
 	DECODE("setsockopt", "optname", ARG_SIGNED, "_sockopt_optname_str"),
 	DECODE("setxattr", "flags", ARG_SIGNED, "_stp_xattr_flags_str"),
+	DECODE("shmat", "shmflg", ARG_UNSIGNED, "_shmat_flags_str"),
+	DECODE("shmget", "shmflg", ARG_UNSIGNED, "_stp_shmget_flags_str"),
 	DECODE("shutdown", "how", ARG_SIGNED, "_shutdown_how_str"),
 	DECODE("signalfd4", "flags", ARG_SIGNED, "_signalfd4_flags_str"),
+	DECODE("sigprocmask", "how", ARG_SIGNED, "_sigprocmask_how_str"),
 	DECODE("socket", "family", ARG_SIGNED, "_sock_family_str"),
 	DECODE("socket", "type", ARG_SIGNED, "_sock_type_str"),
 	DECODE("socketpair", "family", ARG_SIGNED, "_sock_family_str"),
@@ -318,15 +471,21 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("splice", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
 	DECODE("statx", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE("statx", "mask", ARG_UNSIGNED, "_statx_mask_str"),
-	DECODE("swapon", "swap_flags", ARG_SIGNED, "_swapon_flags_str"),
+	DECODE_RENAMED("swapon", "swap_flags", "swapflags", ARG_SIGNED, "_swapon_flags_str"),
 	DECODE("sync_file_range", "flags", ARG_UNSIGNED, "_sync_file_range_flags_str"),
 	DECODE("tee", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
 	DECODE("timerfd_create", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
 	DECODE("timerfd_settime", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
 	DECODE("umount", "flags", ARG_SIGNED, "_umountflags_str"),
 	DECODE("unlinkat", "flag", ARG_SIGNED, "_at_flag_str"),
+	DECODE("unshare", "unshare_flags", ARG_UNSIGNED, "__fork_flags"),
+	DECODE("userfaultfd", "flags", ARG_UNSIGNED, "_userfaultfd_flags_str"),
+	DECODE("utimensat", "flags", ARG_UNSIGNED, "_at_flag_str"),
 	DECODE("vmsplice", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
 	DECODE("wait4", "options", ARG_SIGNED, "_wait4_opt_str"),
+	DECODE("waitid", "options", ARG_SIGNED, "_wait4_opt_str"),
+	DECODE("waitid", "which", ARG_SIGNED, "_waitid_which_str"),
+	DECODE("waitpid", "options", ARG_SIGNED, "_wait4_opt_str"),
 	/* decoded, and named otherwise */
 	DECODE_RENAMED("arch_prctl", "option", "code", ARG_SIGNED, "_stp_arch_prctl_func_str"),
 	DECODE_RENAMED("clock_getres", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
@@ -382,6 +541,7 @@ static const struct { const char *syscall, *probe, *name; } probe_names[] = {
 	{ "pwrite64", "pwrite", NULL },
 	{ "getdents64", "getdents", NULL },
 	{ "sendfile64", "sendfile", NULL },
+	{ "_sysctl", "sysctl", NULL },
 	{ "pipe2", "pipe", "pipe2" },
 	{ "eventfd2", "eventfd", "eventfd2" },
 	{ "epoll_create1", "epoll_create", "epoll_create1" },
@@ -444,6 +604,34 @@ struct arg {
 	int size;		/* numbers: 1, 2, 4 or 8 bytes */
 	const char *decoder, *str, *count;
 };
+
+/* The strings whose address stap 4.8 keeps too (tapset::syscalls(3stap)): SYSCALL's
+ * string parameter PARAM's address is the variable VAR. */
+static const struct { const char *syscall, *param, *var; } string_addresses[] = {
+	{ "fremovexattr", "name", "name_uaddr" }, { "fsetxattr", "name", "name_uaddr" },
+	{ "futimesat", "filename", "filename_uaddr" },
+	{ "inotify_add_watch", "pathname", "path_uaddr" },
+	{ "listxattr", "pathname", "path_uaddr" }, { "llistxattr", "pathname", "path_uaddr" },
+	{ "lremovexattr", "pathname", "path_uaddr" }, { "lremovexattr", "name", "name_uaddr" },
+	{ "lsetxattr", "pathname", "path_uaddr" }, { "lsetxattr", "name", "name_uaddr" },
+	{ "mkdir", "pathname", "pathname_uaddr" }, { "mq_open", "u_name", "name_uaddr" },
+	{ "mq_unlink", "u_name", "u_name_uaddr" }, { "newstat", "filename", "filename_uaddr" },
+	{ "setxattr", "pathname", "path_uaddr" }, { "setxattr", "name", "name_uaddr" },
+	{ "statx", "filename", "filename_uaddr" }, { "swapoff", "specialfile", "path_uaddr" },
+	{ "swapon", "specialfile", "path_uaddr" }, { "truncate", "path", "path_uaddr" },
+	{ "unlink", "pathname", "pathname_uaddr" }, { "uselib", "library", "library_uaddr" },
+	{ "utime", "filename", "filename_uaddr" }, { "utimensat", "filename", "filename_uaddr" },
+	{ "utimes", "filename", "filename_uaddr" },
+};
+
+static const char *string_address(const char *syscall, const char *param)
+{
+	for (size_t i = 0; i < sizeof(string_addresses) / sizeof(string_addresses[0]); i++)
+		if (strcmp(string_addresses[i].syscall, syscall) == 0 &&
+		    strcmp(string_addresses[i].param, param) == 0)
+			return string_addresses[i].var;
+	return NULL;
+}
 
 static const struct arg_rule *rule_for(const char *syscall, const char *param)
 {
@@ -514,12 +702,15 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 		char *raw = xasprintf("__arg%d", i + 1), *value = number_of(a, raw);
 		const char *sep = i ? ", " : "";
 		const char *conversion = "%s";	/* how argstr shows it */
+		const char *address;
 		char *shown;			/* the variable argstr shows */
 
 		switch (a->kind) {
 		case ARG_STRING:
 			sb_printf(sb, "\t%s = user_string_quoted(%s)\n", a->var, raw);
 			sb_printf(sb, "\t%s_unquoted = user_string(%s, \"\")\n", a->var, raw);
+			if ((address = string_address(syscall, a->param)))
+				sb_printf(sb, "\t%s = %s\n", address, raw);
 			shown = xstrdup(a->var);
 			break;
 		case ARG_POINTER:
@@ -1072,6 +1263,9 @@ static bool same_entry(struct dw_module *k, const char *name)
 	return a && b && a->addr == b->addr;
 }
 
+static void put_unbuilt(struct strbuf *sb, struct session *s, const struct strlist *built,
+			const struct syscall_tables *t);
+
 /*
  * The tapset's text for the kernel K: the 64-bit calls, those of x86-64's table (or,
  * without it, every __x64_sys_ entry point), then the 32-bit ones where the kernel has
@@ -1081,7 +1275,7 @@ static char *generate(struct dw_module *k)
 {
 	struct dw_index *index = dw_module_index(k);
 	struct strbuf sb = { 0 };
-	struct strlist x64 = { 0 }, ia32 = { 0 }, compat = { 0 };
+	struct strlist x64 = { 0 }, ia32 = { 0 }, compat = { 0 }, built = { 0 };
 	struct syscall_tables tables = read_tables(k->session);
 
 	sb_printf(&sb, "// syscalls.stp - the system calls of %s, generated by stapler's "
@@ -1092,8 +1286,11 @@ static char *generate(struct dw_module *k)
 		entry_symbols(k, x64_abi.entry, &x64);
 	sort_names(&x64);
 	for (int i = 0; i < x64.count; i++)
-		if (!i || strcmp(x64.items[i], x64.items[i - 1]) != 0)
-			put_syscall(&sb, k, index, &x64_abi, x64.items[i], &tables);
+		if ((!i || strcmp(x64.items[i], x64.items[i - 1]) != 0) &&
+		    put_syscall(&sb, k, index, &x64_abi, x64.items[i], &tables))
+			strlist_add(&built, x64.items[i]);
+	put_unbuilt(&sb, k->session, &built, &tables);
+	strlist_free(&built);
 
 	entry_symbols(k, ia32_compat_abi.entry, &compat);
 	sort_names(&compat);
@@ -1329,6 +1526,86 @@ static void put_from_prototype(struct elaborator *el, struct strbuf *sb, const s
 		put_aliases(sb, abi, syscall, args,
 			    params ? prototype_args(abi, syscall, params, args) : 0, nrs,
 			    syscall_numbers(t, abi, syscall, nrs));
+}
+
+/*
+ * The calls of x86-64's table this kernel does not build (sys_ni.c answers them with
+ * -ENOSYS), which stap 4.8 still offers (tapset::syscalls(3stap)): syscall.NAME and
+ * nd_syscall.NAME are tp_syscall.NAME, the raw_syscalls tracepoints kept for the call's
+ * number, with the arguments of its prototype in include/linux/syscalls.h.  Such a call
+ * the table no longer names (sys_ni_syscall at its number) only where stap still has it:
+ * _sysctl (syscall.sysctl), by its number in the build tree's unistd_64.h.  And
+ * syscall.ni_syscall: sys_ni_syscall itself, which answers them.
+ */
+static const struct { const char *nr_name, *params; } retired_calls[] = {
+	{ "_sysctl", "struct __sysctl_args __user *args" },
+};
+
+static void put_unbuilt_aliases(struct strbuf *sb, const char *syscall, const char *params,
+				const int *nrs, int nnr)
+{
+	struct arg args[6];
+	int n = params ? prototype_args(&x64_abi, syscall, params, args) : 0;
+	const char *probe, *name;
+
+	probe_name(syscall, &probe, &name);
+	for (int nd = 0; nd < 2; nd++)
+		sb_printf(sb, "probe %s.%s = tp_syscall.%s { }\n"
+			  "probe %s.%s.return = tp_syscall.%s.return { }\n",
+			  nd ? "nd_syscall" : "syscall", probe, probe,
+			  nd ? "nd_syscall" : "syscall", probe, probe);
+	put_tp_aliases(sb, &x64_abi, syscall, args, n, nrs, nnr);
+	sb_putc(sb, '\n');
+}
+
+static void put_unbuilt(struct strbuf *sb, struct session *s, const struct strlist *built,
+			const struct syscall_tables *t)
+{
+	struct strbuf headers = { 0 }, unistd = { 0 };
+	struct prototypes protos = { 0 };
+
+	read_kernel_file(s, "include/linux/syscalls.h", &headers);
+	read_prototypes(&protos, headers.data ? headers.data : "");
+	for (int i = 0; i < t->nx64; i++) {
+		const char *func = t->x64[i].native, *name = func + strlen("sys_");
+		int nrs[8];
+
+		if (!starts_with(func, "sys_") || strcmp(func, "sys_ni_syscall") == 0 ||
+		    has_name(built, name))
+			continue;
+		put_unbuilt_aliases(sb, name, prototype_params(&protos, func), nrs,
+				    syscall_numbers(t, &x64_abi, name, nrs));
+	}
+	read_kernel_file(s, "arch/x86/include/generated/uapi/asm/unistd_64.h", &unistd);
+	for (size_t i = 0; i < sizeof(retired_calls) / sizeof(retired_calls[0]); i++) {
+		char *define = xasprintf("#define __NR_%s ", retired_calls[i].nr_name);
+		const char *at = unistd.data ? strstr(unistd.data, define) : NULL;
+		int nr;
+
+		if (at && sscanf(at + strlen(define), "%d", &nr) == 1 &&
+		    !has_name(built, retired_calls[i].nr_name))
+			put_unbuilt_aliases(sb, retired_calls[i].nr_name, retired_calls[i].params,
+					    &nr, 1);
+		free(define);
+	}
+	/* syscall.* by its DWARF (stap's points: $return), nd_syscall.* by kprobes */
+	for (int nd = 0; nd < 2; nd++) {
+		const char *family = nd ? "nd_syscall" : "syscall";
+		const char *point = nd ? "kprobe.function(\"sys_ni_syscall\")" :
+				    "kernel.function(\"sys_ni_syscall\")";
+
+		sb_printf(sb, "probe %s.ni_syscall = %s%s ?\n"
+			  "{\n\tname = \"ni_syscall\"\n\targstr = \"\"\n}\n"
+			  "probe %s.ni_syscall.return = %s.return ?\n"
+			  "{\n\tname = \"ni_syscall\"\n\tretval = returnval()\n"
+			  "\tretstr = return_str(1, retval)\n}\n", family, point, nd ? "" : ".call",
+			  family, point);
+	}
+	sb_putc(sb, '\n');
+	sb_free(&headers);
+	sb_free(&unistd);
+	strlist_free(&protos.names);
+	strlist_free(&protos.params);
 }
 
 /*

@@ -1,0 +1,1 @@
+-L 'syscall.{faccessat,linkat,getgroups,waitid,fchownat,getresuid,mremap}'

@@ -1,0 +1,1 @@
+-L 'syscall.{lookup_dcookie,sysctl,ni_syscall}, syscall.{lookup_dcookie,sysctl,ni_syscall}.return'
