@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-28"
+#define GENERATOR "syscalls-29"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -258,7 +258,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("chown16", "filename", "path", ARG_DEFAULT),
 	RENAME("chown16", "user", "owner", ARG_DEFAULT),
 	RENAME("clock_adjtime", "utx", "tx", ARG_DEFAULT),
-	RENAME("clock_adjtime", "which_clock", "clk_id", ARG_DEFAULT),
 	RENAME("clone", "child_tidptr", "child_tid", ARG_DEFAULT),
 	RENAME("clone", "newsp", "stack_start", ARG_DEFAULT),
 	RENAME("clone", "parent_tidptr", "parent_tid", ARG_DEFAULT),
@@ -326,7 +325,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("sendmmsg", "fd", "s", ARG_DEFAULT),
 	RENAME("setgroups", "gidsetsize", "size", ARG_DEFAULT),
 	RENAME("setgroups", "grouplist", "list", ARG_DEFAULT),
-	RENAME("setns", "flags", "nstype", ARG_DEFAULT),
 	RENAME("setxattr", "pathname", "path", ARG_DEFAULT),
 	RENAME("sigprocmask", "nset", "set", ARG_DEFAULT),
 	RENAME("sigprocmask", "oset", "oldset", ARG_DEFAULT),
@@ -335,7 +333,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("swapon", "specialfile", "path", ARG_DEFAULT),
 	RENAME("timer_create", "created_timer_id", "timerid", ARG_DEFAULT),
 	RENAME("timer_create", "timer_event_spec", "evp", ARG_DEFAULT),
-	RENAME("timer_create", "which_clock", "clockid", ARG_DEFAULT),
 	RENAME("timer_gettime", "setting", "value", ARG_DEFAULT),
 	RENAME("timer_gettime", "timer_id", "timerid", ARG_DEFAULT),
 	RENAME("timer_settime", "new_setting", "value", ARG_DEFAULT),
@@ -432,6 +429,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("quotactl", "cmd", ARG_SIGNED, "_quotactl_cmd_str"),
 	DECODE_RENAMED("reboot", "cmd", "flag", ARG_UNSIGNED, "_reboot_flag_str"),
 	DECODE_RENAMED("reboot", "magic1", "magic", ARG_SIGNED, "_reboot_magic_str"),
+	DECODE("reboot", "magic2", ARG_SIGNED, "_reboot_magic_str"),
 	DECODE("recv", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("recvfrom", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("recvmmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
@@ -441,6 +439,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("renameat2", "flags", ARG_UNSIGNED, "_renameat2_flags_str"),
 	DECODE("rt_sigaction", "sig", ARG_SIGNED, "_signal_name"),
 	DECODE("rt_sigprocmask", "how", ARG_SIGNED, "_sigprocmask_how_str"),
+	DECODE("rt_tgsigqueueinfo", "sig", ARG_SIGNED, "_signal_name"),
 	DECODE("sched_get_priority_max", "policy", ARG_SIGNED, "_sched_policy_str"),
 	DECODE("sched_get_priority_min", "policy", ARG_SIGNED, "_sched_policy_str"),
 	DECODE("sched_setscheduler", "policy", ARG_SIGNED, "_sched_policy_str"),
@@ -462,6 +461,8 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("shmat", "shmflg", ARG_UNSIGNED, "_shmat_flags_str"),
 	DECODE("shmget", "shmflg", ARG_UNSIGNED, "_stp_shmget_flags_str"),
 	DECODE("shutdown", "how", ARG_SIGNED, "_shutdown_how_str"),
+	DECODE("sigaction", "sig", ARG_SIGNED, "_signal_name"),
+	DECODE("signal", "sig", ARG_SIGNED, "_signal_name"),
 	DECODE("signalfd4", "flags", ARG_SIGNED, "_signalfd4_flags_str"),
 	DECODE("sigprocmask", "how", ARG_SIGNED, "_sigprocmask_how_str"),
 	DECODE("socket", "family", ARG_SIGNED, "_sock_family_str"),
@@ -469,11 +470,13 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("socketpair", "family", ARG_SIGNED, "_sock_family_str"),
 	DECODE("socketpair", "type", ARG_SIGNED, "_sock_type_str"),
 	DECODE("splice", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
+	DECODE("ssetmask", "newmask", ARG_SIGNED, "_stp_sigmask_str"),
 	DECODE("statx", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE("statx", "mask", ARG_UNSIGNED, "_statx_mask_str"),
 	DECODE_RENAMED("swapon", "swap_flags", "swapflags", ARG_SIGNED, "_swapon_flags_str"),
 	DECODE("sync_file_range", "flags", ARG_UNSIGNED, "_sync_file_range_flags_str"),
 	DECODE("tee", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
+	DECODE("timerfd_create", "clockid", ARG_SIGNED, "_get_wc_str"),
 	DECODE("timerfd_create", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
 	DECODE("timerfd_settime", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
 	DECODE("umount", "flags", ARG_SIGNED, "_umountflags_str"),
@@ -488,6 +491,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("waitpid", "options", ARG_SIGNED, "_wait4_opt_str"),
 	/* decoded, and named otherwise */
 	DECODE_RENAMED("arch_prctl", "option", "code", ARG_SIGNED, "_stp_arch_prctl_func_str"),
+	DECODE_RENAMED("clock_adjtime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_getres", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_gettime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_nanosleep", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
@@ -499,8 +503,12 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("newfstatat", "flag", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE_RENAMED("open_by_handle_at", "mountdirfd", "mount_dfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("pipe2", "flags", "flags", ARG_SIGNED, "_sys_pipe2_flag_str"),
+	DECODE_RENAMED("setns", "flags", "nstype", ARG_SIGNED, "__fork_flags"),
+	DECODE_RENAMED("timer_create", "which_clock", "clockid", ARG_SIGNED, "_get_wc_str"),
 	/* decoded into a variable of another name */
 	DECODE_AS("kill", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
+	DECODE_AS("rt_sigqueueinfo", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
+	DECODE_AS("semctl", "cmd", ARG_SIGNED, "_semctl_cmd", "cmdstr"),
 	DECODE_AS("tgkill", "sig", ARG_SIGNED, "_signal_name", "sig_str"),
 	DECODE_AS("tkill", "sig", ARG_SIGNED, "_signal_name", "sig_str"),
 	/* user buffers, with the parameter that has their size */
