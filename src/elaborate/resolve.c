@@ -467,8 +467,13 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 		defined = perf_counter_readable(el, e->string,
 						sc->handler ? sc->handler->context : NULL);
 		break;
-	default:
+	case ND_NUMBER:
+	case ND_STRING:
 		defined = true;
+		break;
+	default:	/* a script variable, a call, an operator: not a context variable
+			 * (stap 4.8 says 0 for them, even for `$count + 1`) */
+		defined = false;
 	}
 	set_defined(el, n, defined);
 }
