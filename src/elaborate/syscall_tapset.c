@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-29"
+#define GENERATOR "syscalls-30"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -54,6 +54,8 @@ enum arg_kind {
 	ARG_OCTAL,		/* NAME, %#o */
 	ARG_BUFFER,		/* a user buffer of COUNT bytes: NAME_uaddr, NAME_str (quoted) */
 	ARG_ARGV,		/* a user array of strings: NAME, ["a", "b"] */
+	ARG_STRING_AT,		/* a user string as NAME (its address), NAME_str (quoted) and
+				 * NAME_str_unquoted, as stap names some */
 };
 
 /*
@@ -98,8 +100,16 @@ static const struct arg_rule arg_rules[] = {
 	KIND("open", "mode", ARG_OCTAL),
 	KIND("openat", "mode", ARG_OCTAL),
 	KIND("pread64", "buf", ARG_POINTER),
+	KIND("quotactl", "special", ARG_STRING_AT),
 	KIND("read", "buf", ARG_POINTER),
+	KIND("renameat", "newname", ARG_STRING_AT),
+	KIND("renameat", "oldname", ARG_STRING_AT),
+	KIND("renameat2", "newname", ARG_STRING_AT),
+	KIND("renameat2", "oldname", ARG_STRING_AT),
+	KIND("symlinkat", "newname", ARG_STRING_AT),
+	KIND("symlinkat", "oldname", ARG_STRING_AT),
 	KIND("umask", "mask", ARG_OCTAL),
+	KIND("unlinkat", "pathname", ARG_STRING_AT),
 	/* named otherwise than the kernel names them */
 	RENAME("_sysctl", "args", "args", ARG_HEX),
 	RENAME("accept", "fd", "sockfd", ARG_SIGNED),
@@ -691,7 +701,7 @@ static char *number_of(const struct arg *a, const char *raw)
 	int bits = a->size * 8;
 
 	if (a->kind == ARG_STRING || a->kind == ARG_POINTER || a->kind == ARG_BUFFER ||
-	    a->kind == ARG_ARGV || bits >= 64)
+	    a->kind == ARG_ARGV || a->kind == ARG_STRING_AT || bits >= 64)
 		return xstrdup(raw);
 	if (a->kind == ARG_SIGNED)	/* sign-extended from its size */
 		return xasprintf("((%s << %d) >> %d)", raw, 64 - bits, 64 - bits);
@@ -730,6 +740,12 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
 			sb_printf(sb, "\t%s_str = user_buffer_quoted(%s, __arg%s, "
 				  "syscall_string_trunc)\n", a->var, raw, a->count);
+			shown = xasprintf("%s_str", a->var);
+			break;
+		case ARG_STRING_AT:
+			sb_printf(sb, "\t%s = %s\n", a->var, raw);
+			sb_printf(sb, "\t%s_str = user_string_quoted(%s)\n", a->var, raw);
+			sb_printf(sb, "\t%s_str_unquoted = user_string(%s, \"\")\n", a->var, raw);
 			shown = xasprintf("%s_str", a->var);
 			break;
 		case ARG_ARGV:
