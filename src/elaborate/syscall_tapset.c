@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-30"
+#define GENERATOR "syscalls-32"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -56,6 +56,7 @@ enum arg_kind {
 	ARG_ARGV,		/* a user array of strings: NAME, ["a", "b"] */
 	ARG_STRING_AT,		/* a user string as NAME (its address), NAME_str (quoted) and
 				 * NAME_str_unquoted, as stap names some */
+	ARG_OMITTED,		/* neither a variable nor in argstr (stap 4.8 has none) */
 };
 
 /*
@@ -88,10 +89,13 @@ struct arg_rule {
 /* Each call's and parameter's rule once, in groups by what it says, by call within each. */
 static const struct arg_rule arg_rules[] = {
 	/* shown otherwise than their type says */
+	KIND("brk", "brk", ARG_HEX),
 	KIND("chmod", "mode", ARG_OCTAL),
+	KIND("clone", "tls", ARG_OMITTED),
 	KIND("creat", "mode", ARG_OCTAL),
 	KIND("fchmod", "mode", ARG_OCTAL),
 	KIND("fchmodat", "mode", ARG_OCTAL),
+	KIND("fcntl", "arg", ARG_HEX),
 	KIND("lookup_dcookie", "len", ARG_HEX),
 	KIND("mkdir", "mode", ARG_OCTAL),
 	KIND("mkdirat", "mode", ARG_OCTAL),
@@ -132,7 +136,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("chroot", "filename", "path", ARG_STRING),
 	RENAME("clock_getres", "tp", "res", ARG_POINTER),
 	RENAME("clock_nanosleep", "rmtp", "rem", ARG_POINTER),
-	RENAME("clock_nanosleep", "rqtp", "req", ARG_POINTER),
 	RENAME("connect", "fd", "sockfd", ARG_SIGNED),
 	RENAME("connect", "uservaddr", "serv_addr", ARG_POINTER),
 	RENAME("dup", "fildes", "oldfd", ARG_UNSIGNED),
@@ -186,7 +189,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("munmap", "addr", "start", ARG_HEX),
 	RENAME("munmap", "len", "length", ARG_UNSIGNED),
 	RENAME("nanosleep", "rmtp", "rem", ARG_POINTER),
-	RENAME("nanosleep", "rqtp", "req", ARG_POINTER),
 	RENAME("newfstat", "fd", "filedes", ARG_UNSIGNED),
 	RENAME("newfstat", "statbuf", "buf", ARG_POINTER),
 	RENAME("newfstatat", "filename", "path", ARG_STRING),
@@ -269,7 +271,7 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("chown16", "user", "owner", ARG_DEFAULT),
 	RENAME("clock_adjtime", "utx", "tx", ARG_DEFAULT),
 	RENAME("clone", "child_tidptr", "child_tid", ARG_DEFAULT),
-	RENAME("clone", "newsp", "stack_start", ARG_DEFAULT),
+	RENAME("clone", "newsp", "stack_start", ARG_HEX),
 	RENAME("clone", "parent_tidptr", "parent_tid", ARG_DEFAULT),
 	RENAME("fchmodat", "filename", "pathname", ARG_DEFAULT),
 	RENAME("fchownat", "filename", "pathname", ARG_DEFAULT),
@@ -366,6 +368,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("access", "mode", ARG_SIGNED, "_access_mode_str"),
 	DECODE("bpf", "cmd", ARG_SIGNED, "_bpf_cmd_str"),
 	DECODE("clock_nanosleep", "flags", ARG_SIGNED, "_stp_clock_nanosleep_flags_str"),
+	DECODE("clone", "clone_flags", ARG_UNSIGNED, "__fork_flags"),
 	DECODE("delete_module", "flags", ARG_UNSIGNED, "_module_flags_str"),
 	DECODE("dup3", "flags", ARG_SIGNED, "_dup3_flag_str"),
 	DECODE("epoll_create1", "flags", ARG_SIGNED, "_epoll_create1_flag_str"),
@@ -504,11 +507,13 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("clock_adjtime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_getres", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_gettime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
+	DECODE_RENAMED("clock_nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u"),
 	DECODE_RENAMED("clock_nanosleep", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_settime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("fadvise64", "advice", "advice", ARG_SIGNED, "_fadvice_advice_str"),
 	DECODE_RENAMED("madvise", "behavior", "advice", ARG_SIGNED, "_madvice_advice_str"),
 	DECODE_RENAMED("mount", "flags", "mountflags", ARG_UNSIGNED, "_mountflags_str"),
+	DECODE_RENAMED("nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u"),
 	DECODE_RENAMED("newfstatat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("newfstatat", "flag", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE_RENAMED("open_by_handle_at", "mountdirfd", "mount_dfd", ARG_SIGNED, "_dfd_str"),
@@ -717,8 +722,13 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 	sb_printf(sb, "\tname = \"%s\"\n", name);
 	for (int i = 0; i < nargs; i++) {
 		const struct arg *a = &args[i];
-		char *raw = xasprintf("__arg%d", i + 1), *value = number_of(a, raw);
-		const char *sep = i ? ", " : "";
+		char *raw, *value;
+		const char *sep = format.len ? ", " : "";
+
+		if (a->kind == ARG_OMITTED)
+			continue;
+		raw = xasprintf("__arg%d", i + 1);
+		value = number_of(a, raw);
 		const char *conversion = "%s";	/* how argstr shows it */
 		const char *address;
 		char *shown;			/* the variable argstr shows */
@@ -735,6 +745,12 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
 			conversion = "%p";
 			shown = xasprintf("%s_uaddr", a->var);
+			if (a->decoder) {	/* what it points at, shown in its place */
+				free(shown);
+				shown = xasprintf("%s_str", a->var);
+				sb_printf(sb, "\t%s = %s(%s_uaddr)\n", shown, a->decoder, a->var);
+				conversion = "%s";
+			}
 			break;
 		case ARG_BUFFER:
 			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
