@@ -1363,6 +1363,8 @@ static void probe(struct parser *ps, bool private_)
 		tail = append_points(tail, probe_point(ps));
 	if (!p->alias && (peek(ps, "=") || peek(ps, "+=")))
 		syntax_error(ps, ps->tok, "expected probe point specifier");
+	if (!peek(ps, "{"))	/* stap's words for what may follow a point */
+		syntax_error(ps, ps->tok, "expected one of ', { } = +='");
 	p->body = block(ps);
 	if (p->alias == ALIAS_PROLOGUE && accept(ps, ","))
 		p->epilogue = block(ps);
