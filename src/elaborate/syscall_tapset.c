@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-32"
+#define GENERATOR "syscalls-34"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -63,7 +63,7 @@ enum arg_kind {
  * Where stap's tapset differs from the defaults: for SYSCALL ("*": any) and the kernel's
  * parameter PARAM, the variable's name VAR, its kind, and a decoder (a tapset function
  * of the value, VAR_str = DECODER(VAR), shown in argstr in its place; STR names VAR_str
- * otherwise).
+ * otherwise, SHOWN is argstr's format for it).
  */
 struct arg_rule {
 	const char *syscall, *param;
@@ -72,19 +72,22 @@ struct arg_rule {
 	const char *decoder;
 	const char *str;		/* the decoded variable's name (NULL: VAR_str) */
 	const char *count;		/* ARG_BUFFER: the parameter with its size */
+	const char *shown;		/* how argstr shows the decoded value (NULL: "%s") */
 };
 
-#define KIND(syscall, param, kind) { syscall, param, NULL, kind, NULL, NULL, NULL }
-#define RENAME(syscall, param, var, kind) { syscall, param, var, kind, NULL, NULL, NULL }
+#define KIND(syscall, param, kind) { syscall, param, NULL, kind, NULL, NULL, NULL, NULL }
+#define RENAME(syscall, param, var, kind) { syscall, param, var, kind, NULL, NULL, NULL, NULL }
 #define DECODE(syscall, param, kind, decoder) \
-	{ syscall, param, NULL, kind, decoder, NULL, NULL }
+	{ syscall, param, NULL, kind, decoder, NULL, NULL, NULL }
 #define DECODE_RENAMED(syscall, param, var, kind, decoder) \
-	{ syscall, param, var, kind, decoder, NULL, NULL }
+	{ syscall, param, var, kind, decoder, NULL, NULL, NULL }
 #define DECODE_AS(syscall, param, kind, decoder, str) \
-	{ syscall, param, NULL, kind, decoder, str, NULL }
+	{ syscall, param, NULL, kind, decoder, str, NULL, NULL }
 #define BUFFER(syscall, param, count) \
-	{ syscall, param, NULL, ARG_BUFFER, NULL, NULL, count }
-#define ARGV(syscall, param, var) { syscall, param, var, ARG_ARGV, NULL, NULL, NULL }
+	{ syscall, param, NULL, ARG_BUFFER, NULL, NULL, count, NULL }
+#define ARGV(syscall, param, var) { syscall, param, var, ARG_ARGV, NULL, NULL, NULL, NULL }
+#define DECODE_SHOWN(syscall, param, kind, decoder, shown) \
+	{ syscall, param, NULL, kind, decoder, NULL, NULL, shown }
 
 /* Each call's and parameter's rule once, in groups by what it says, by call within each. */
 static const struct arg_rule arg_rules[] = {
@@ -520,6 +523,8 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("pipe2", "flags", "flags", ARG_SIGNED, "_sys_pipe2_flag_str"),
 	DECODE_RENAMED("setns", "flags", "nstype", ARG_SIGNED, "__fork_flags"),
 	DECODE_RENAMED("timer_create", "which_clock", "clockid", ARG_SIGNED, "_get_wc_str"),
+	/* decoded, and shown in argstr otherwise */
+	DECODE_SHOWN("rt_sigaction", "act", ARG_POINTER, "_struct_sigaction_u", "{%s}"),
 	/* decoded into a variable of another name */
 	DECODE_AS("kill", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
 	DECODE_AS("rt_sigqueueinfo", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
@@ -625,7 +630,7 @@ struct arg {
 	const char *var;
 	enum arg_kind kind;
 	int size;		/* numbers: 1, 2, 4 or 8 bytes */
-	const char *decoder, *str, *count;
+	const char *decoder, *str, *count, *shown;
 };
 
 /* The strings whose address stap 4.8 keeps too (tapset::syscalls(3stap)): SYSCALL's
@@ -749,7 +754,7 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 				free(shown);
 				shown = xasprintf("%s_str", a->var);
 				sb_printf(sb, "\t%s = %s(%s_uaddr)\n", shown, a->decoder, a->var);
-				conversion = "%s";
+				conversion = a->shown ? a->shown : "%s";
 			}
 			break;
 		case ARG_BUFFER:
@@ -858,7 +863,9 @@ static void finish_args(const struct abi *abi, const char *syscall, struct arg *
 			a->var = r->var;
 		if (r->kind != ARG_DEFAULT)
 			a->kind = r->kind;
-		a->decoder = r->decoder;
+		/* what a pointer points at is read in x86-64's layout: not a 32-bit call's */
+		a->decoder = abi->bits32 && a->kind == ARG_POINTER ? NULL : r->decoder;
+		a->shown = r->shown;
 		a->str = r->str;
 		a->count = r->count;
 	}
