@@ -398,7 +398,6 @@ static void keep_effects(struct node *n, struct node ***tail)
 		keep_effects(a, tail);
 }
 
-/* NULL when the statement goes away. */
 /* A foreach that does nothing: its body (if any) and limit have no effects, and its
  * variables are not read after it (as stap, which drops such a loop). */
 static bool inert_foreach(struct node *s)
@@ -414,6 +413,7 @@ static bool inert_foreach(struct node *s)
 	return true;
 }
 
+/* NULL when the statement goes away. */
 static struct node *optimize_statement(struct optimizer *o, struct node *s)
 {
 	struct elaborator *el = o->el;

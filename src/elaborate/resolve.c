@@ -663,20 +663,18 @@ static void mark_written(struct node *n)
  * task the handler runs in, as the tapset's __perf_read("NAME") reads it. */
 static void resolve_perf(struct elaborator *el, struct scope *sc, struct node *n)
 {
+	struct derived_probe *context = sc->handler ? sc->handler->context : NULL;
 	struct node *name;
 
-	struct derived_probe *context = sc->handler ? sc->handler->context : NULL;
-
-	if (perf_counter_defined(el, n->string) &&
-	    !perf_counter_readable(el, n->string, context)) {
-		/* stap's words: the counter counts another program than the probe's */
-		semantic_error(el, n->tok, "perf counter '%s' not defined", n->string);
-		return;
-	}
 	if (!perf_counter_defined(el, n->string)) {
 		semantic_error(el, n->tok, "no perf counter named '%s' (a probe "
 			       "perf.type(T).config(C)[.process(\"PATH\")].counter(\"%s\") "
 			       "defines it)", n->string, n->string);
+		return;
+	}
+	if (!perf_counter_readable(el, n->string, context)) {
+		/* stap's words: the counter counts another program than the probe's */
+		semantic_error(el, n->tok, "perf counter '%s' not defined", n->string);
 		return;
 	}
 	name = xcalloc(1, sizeof(*name));

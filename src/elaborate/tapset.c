@@ -817,15 +817,17 @@ struct include_check {
 static void check_include_file(void *arg, const char *path)
 {
 	struct include_check *ic = arg;
-	struct source_file *src = xcalloc(1, sizeof(*src));
+	char *text = read_file(path, NULL);
+	struct source_file *src;
 	int errors = 0;
 
+	if (!text)
+		return;
+	src = xcalloc(1, sizeof(*src));
 	src->name = xstrdup(path);
 	src->is_tapset = true;
 	src->from_include_dir = true;
-	src->text = read_file(path, NULL);
-	if (!src->text)
-		return;
+	src->text = text;
 	parse_file(ic->pp, src, true, true, &errors);
 	if (!errors)
 		return;
