@@ -1,0 +1,1 @@
+-L 'syscall.{renameat,symlinkat,unlinkat,quotactl,rt_sigaction}'
