@@ -67,6 +67,28 @@ struct node *copy_node(struct node *n)
 	return c;
 }
 
+static bool is_component_index(const struct node *n, const struct node *index)
+{
+	for (const struct target_component *c = n->components; c; c = c->next)
+		if (c->index == index)
+			return true;
+	return false;
+}
+
+/* The script expressions a resolved target read uses that are not N's own children: a
+ * pretty-printed value's reads ($p->m$, @cast(t, "T")->a[i]$) carry @cast's operand and
+ * the indexes in their access alone. */
+static void walk_access(struct node *n, bool (*visit)(struct node *n, void *arg), void *arg)
+{
+	const struct target_access *a = n->access;
+
+	if (a->base && a->base != n->lhs)
+		walk_nodes(a->base, visit, arg);
+	for (int i = 0; i < a->nsteps; i++)
+		if (a->steps[i].kind == TSTEP_INDEX && !is_component_index(n, a->steps[i].index))
+			walk_nodes(a->steps[i].index, visit, arg);
+}
+
 /*
  * Calls VISIT on N and every node under it, parents first; VISIT returns false to skip
  * a node's children.
@@ -89,6 +111,8 @@ void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *
 		walk_nodes(a, visit, arg);
 	for (struct target_component *c = n->components; c; c = c->next)
 		walk_nodes(c->index, visit, arg);
+	if (n->access)
+		walk_access(n, visit, arg);
 	if (n->foreach) {
 		walk_nodes(n->foreach->value, visit, arg);
 		for (struct node *k = n->foreach->keys; k; k = k->next)
