@@ -415,6 +415,55 @@ static const struct rchan_callbacks stp_relay_callbacks = {
 	.remove_buf_file = stp_relay_remove_buf_file,
 };
 
+/*
+ * Relay wakes a reader only as a sub-buffer fills, and stapio's own timeout (staprun -T,
+ * 200 ms) would leave a few lines waiting that long: behind the output of a -c command
+ * that printed after the probes did.  So the first write after a quiet spell wakes the
+ * reader at once, through an irq_work (safe in any probe's context), and the writes of the
+ * next STP_RELAY_WAKE_MS share one wakeup at its end, from a timer: at most two wakeups
+ * per period however much is printed.  A write sees the flag set without a locked
+ * instruction while a period runs.
+ */
+#define STP_RELAY_WAKE_MS 4	/* one jiffy at HZ=250 */
+static unsigned long stp_relay_wake_armed;	/* bit 0: a period runs */
+static struct irq_work stp_relay_wake_work;
+static struct timer_list stp_relay_wake_timer;
+
+static void stp_relay_wake_readers(void)
+{
+	struct rchan *chan = READ_ONCE(stp_relay_chan);
+	int cpu;
+
+	if (!chan)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
+
+		if (buf)
+			wake_up_interruptible(&buf->read_wait);
+	}
+}
+
+/* The period's end: what was written during it, and the next write starts a new one. */
+static void stp_relay_wake_timer_fn(struct timer_list *timer)
+{
+	clear_bit(0, &stp_relay_wake_armed);
+	smp_mb__after_atomic();
+	stp_relay_wake_readers();
+}
+
+static void stp_relay_wake_work_fn(struct irq_work *work)
+{
+	stp_relay_wake_readers();
+	mod_timer(&stp_relay_wake_timer, jiffies + msecs_to_jiffies(STP_RELAY_WAKE_MS));
+}
+
+static inline void stp_relay_arm_wakeup(void)
+{
+	if (!READ_ONCE(stp_relay_wake_armed) && !test_and_set_bit(0, &stp_relay_wake_armed))
+		irq_work_queue(&stp_relay_wake_work);
+}
+
 /* Called with preemption off; the write lands whole or is dropped whole (and counted). */
 static void stp_relay_write(const void *data, size_t len)
 {
@@ -439,6 +488,8 @@ static void stp_relay_write(const void *data, size_t len)
 		atomic64_add(len, &stp_relay_dropped);
 	}
 	raw_spin_unlock_irqrestore(lock, flags);
+	if (likely(slot))
+		stp_relay_arm_wakeup();
 }
 
 /* ---- setup ---- */
@@ -470,6 +521,8 @@ static int stp_transport_init(void)
 	int rc;
 
 	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
+	init_irq_work(&stp_relay_wake_work, stp_relay_wake_work_fn);
+	timer_setup(&stp_relay_wake_timer, stp_relay_wake_timer_fn, 0);
 	stp_relay_locks_init();
 	if (IS_ERR(parent))
 		return PTR_ERR(parent);
@@ -506,6 +559,9 @@ err_forget_dir:
 
 static void stp_transport_close(void)
 {
+	/* no probe writes now: the last wakeup's work, then its timer */
+	irq_work_sync(&stp_relay_wake_work);
+	stp_timer_delete_sync(&stp_relay_wake_timer);
 	if (stp_relay_chan) {
 		relay_close(stp_relay_chan);
 		stp_relay_chan = NULL;
