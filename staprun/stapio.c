@@ -889,7 +889,7 @@ int main(int argc, char **argv)
 	opened = open_channels(&s);
 	if (!opened) {
 		s.status = 1;
-	} else if (opt.command && (opt.target_pid = child_spawn(opt.command)) < 0) {
+	} else if (opt.command && (opt.target_pid = child_spawn(opt.command, s.module)) < 0) {
 		s.status = 1;
 		opt.target_pid = 0;
 	} else {
@@ -899,6 +899,8 @@ int main(int argc, char **argv)
 
 	if (s.have_child && !s.exited && outcome == SESSION_ENDED && !child_reap())
 		child_kill();	/* the session failed under it */
+	if (child_has_failed())
+		s.status = 1;
 	if (outcome == SESSION_DETACHED) {
 		drain_relays(&s);
 		close_channels(&s);

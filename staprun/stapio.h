@@ -42,14 +42,17 @@ int open_as_user(const char *path, int flags, mode_t mode);
 
 /* ---- the -c command (stapio_child.c) ---- */
 
-/* Forks CMD held before exec; returns its pid, or -1. */
-pid_t child_spawn(const char *cmd);
+/* Forks CMD held before exec; returns its pid, or -1.  CMD gets MODULE's name (and the
+ * verbosity) in its environment, as stap's stapio gives them. */
+pid_t child_spawn(const char *cmd, const char *module);
 /* The module started: the child may exec. */
 void child_release(void);
 /* The module did not start: the child must not run. */
 void child_kill(void);
-/* Reaps the child if it ended; true once it has. */
+/* Reaps the child if it ended (a warning if it failed); true once it has. */
 bool child_reap(void);
+/* It ended on its own with a status other than 0, or by a signal: stapio's status is 1. */
+bool child_has_failed(void);
 /* system(): runs LEN bytes of CMD with /bin/sh -c as the real user, not waited for. */
 void system_spawn(const char *cmd, size_t len);
 

@@ -19,6 +19,7 @@
 static pid_t child_pid = -1;
 static int release_fd = -1;	/* one byte written here lets the child exec */
 static bool child_gone;
+static bool child_failed;	/* it exited with a status other than 0, or by a signal */
 
 /* Anything the shell would treat specially makes /bin/sh -c run the command. */
 static bool needs_shell(const char *cmd)
@@ -40,8 +41,8 @@ static void exec_command(const char *cmd)
 		words[n] = NULL;
 		if (n > 0 && n < MAX_WORDS) {
 			execvp(words[0], words);
-			fprintf(stderr, "ERROR: cannot run %s: %s\n", words[0], strerror(errno));
-			_exit(127);
+			fprintf(stderr, "%s: %s\n", cmd, strerror(errno));	/* as stap's */
+			_exit(1);
 		}
 	}
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -73,7 +74,17 @@ static void become_real_user(void)
 		_exit(127);
 }
 
-static void child_main(int hold_fd, const char *cmd)
+/* What stap's stapio tells its command: its verbosity (-v) and the module's name. */
+static void set_command_environment(const char *module)
+{
+	char level[16];
+
+	snprintf(level, sizeof(level), "%d", verbosity);
+	setenv("SYSTEMTAP_VERBOSE", level, 1);
+	setenv("SYSTEMTAP_MODULE", module, 1);
+}
+
+static void child_main(int hold_fd, const char *cmd, const char *module)
 {
 	ssize_t n;
 	char go;
@@ -85,10 +96,11 @@ static void child_main(int hold_fd, const char *cmd)
 		_exit(126);	/* the module did not start: never run */
 	close(hold_fd);
 	become_real_user();
+	set_command_environment(module);
 	exec_command(cmd);
 }
 
-pid_t child_spawn(const char *cmd)
+pid_t child_spawn(const char *cmd, const char *module)
 {
 	int hold[2];
 
@@ -106,7 +118,7 @@ pid_t child_spawn(const char *cmd)
 	}
 	if (child_pid == 0) {
 		close(hold[1]);
-		child_main(hold[0], cmd);
+		child_main(hold[0], cmd, module);
 	}
 	close(hold[0]);
 	release_fd = hold[1];
@@ -151,12 +163,25 @@ bool child_reap(void)
 	pid = waitpid(child_pid, &status, WNOHANG);
 	if (pid == child_pid || (pid < 0 && errno == ECHILD)) {
 		child_gone = true;
-		if (pid == child_pid && WIFEXITED(status))
-			say(1, "the command exited with status %d", WEXITSTATUS(status));
-		else if (pid == child_pid && WIFSIGNALED(status))
-			say(1, "the command was killed by signal %d", WTERMSIG(status));
+		/* stap's words, and its exit status 1, for a command that failed */
+		if (pid == child_pid && WIFEXITED(status) && WEXITSTATUS(status)) {
+			fprintf(stderr, "WARNING: Child process exited with status %d\n",
+				WEXITSTATUS(status));
+			child_failed = true;
+		} else if (pid == child_pid && WIFSIGNALED(status)) {
+			fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+				WTERMSIG(status), strsignal(WTERMSIG(status)));
+			child_failed = true;
+		} else if (pid == child_pid) {
+			say(1, "the command exited with status 0");
+		}
 	}
 	return child_gone;
+}
+
+bool child_has_failed(void)
+{
+	return child_failed;
 }
 
 /*
