@@ -83,7 +83,7 @@ static void fail(struct compile *k, char *error)
 static void push(struct compile *k, char *c)
 {
 	if (k->depth == MAX_STACK) {
-		fail(k, xstrdup("location expression too deep"));
+		fail(k, xstrdup("at a location too deep to compute"));
 		free(c);
 		return;
 	}
@@ -93,7 +93,7 @@ static void push(struct compile *k, char *c)
 static char *pop(struct compile *k)
 {
 	if (k->depth == 0) {
-		fail(k, xstrdup("location expression pops an empty stack"));
+		fail(k, xstrdup("at a location that pops an empty stack"));
 		return xstrdup("0");
 	}
 	return k->stack[--k->depth];
@@ -125,7 +125,7 @@ static void shuffle(struct compile *k, unsigned int atom)
 		break;
 	case DW_OP_over:
 		if (k->depth < 2) {
-			fail(k, xstrdup("DW_OP_over on a short stack"));
+			fail(k, xstrdup("at a location with DW_OP_over on a short stack"));
 			break;
 		}
 		push(k, xstrdup(k->stack[k->depth - 2]));
@@ -150,16 +150,34 @@ static void shuffle(struct compile *k, unsigned int atom)
 static bool compile_ops(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op *ops,
 			size_t n, bool *is_value);
 
+struct pc_function {
+	Dwarf_Addr pc;
+	Dwarf_Die *out;
+	bool found;
+};
+
+static int function_with_pc(Dwarf_Die *die, void *arg)
+{
+	struct pc_function *f = arg;
+
+	if (dwarf_haspc(die, f->pc) <= 0)
+		return DWARF_CB_OK;
+	*f->out = *die;
+	f->found = true;
+	return DWARF_CB_ABORT;
+}
+
 /*
  * The frame the pc runs in: the scope itself when it is a function, else (an inlined
- * instance, whose frame is its caller's) the innermost function of the compilation unit
- * that holds the pc.  False when none is found.
+ * instance, whose frame is its caller's) the function of the compilation unit whose code
+ * holds the pc.  dwarf_getscopes() will not tell: past an inlined instance it goes on
+ * with the scopes of the instance's abstract definition, not of its caller.  False when
+ * none is found.
  */
 static bool frame_function(struct compile *k, Dwarf_Die *out)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	int n;
-	bool found = false;
+	struct pc_function f = { .pc = k->pc, .out = out };
+	Dwarf_Die cu;
 
 	if (dwarf_tag(k->scope) == DW_TAG_subprogram) {
 		*out = *k->scope;
@@ -167,15 +185,8 @@ static bool frame_function(struct compile *k, Dwarf_Die *out)
 	}
 	if (!dwarf_diecu(k->scope, &cu, NULL, NULL))
 		return false;
-	n = dwarf_getscopes(&cu, k->pc, &scopes);
-	for (int i = 0; i < n && !found; i++) {
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			*out = scopes[i];
-			found = true;
-		}
-	}
-	free(scopes);
-	return found;
+	dwarf_getfuncs(&cu, function_with_pc, &f, 0);
+	return f.found;
 }
 
 /* The frame base of the function: its DW_AT_frame_base at the pc, usually the CFA. */
@@ -192,12 +203,12 @@ static void frame_base(struct compile *k)
 	if (!frame_function(k, &function) ||
 	    !dwarf_attr_integrate(&function, DW_AT_frame_base, &attr) ||
 	    dwarf_getlocation_addr(&attr, k->pc, &ops, &n, 1) <= 0) {
-		fail(k, xstrdup("the function has no frame base here"));
+		fail(k, xstrdup("in a function without a frame base here"));
 		push(k, xstrdup("0"));
 		return;
 	}
 	if (!compile_ops(&inner, &attr, ops, n, &is_value) || inner.depth == 0) {
-		fail(k, inner.error ? inner.error : xstrdup("cannot compute the frame base"));
+		fail(k, inner.error ? inner.error : xstrdup("in a frame whose base cannot be computed"));
 		push(k, xstrdup("0"));
 		return;
 	}
@@ -225,7 +236,7 @@ static void call_frame_cfa(struct compile *k)
 	    dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 ||
 	    !compile_ops(&inner, NULL, ops, n, &is_value) || inner.depth == 0) {
 		fail(k, inner.error ? inner.error :
-				      xstrdup("no call frame information at this address"));
+				      xstrdup("without call frame information at this address"));
 		push(k, xstrdup("0"));
 		free(frame);
 		return;
@@ -322,7 +333,7 @@ static bool entry_value(struct compile *k, Dwarf_Attribute *attr, const Dwarf_Op
 	if (!attr || dwarf_getlocation_attr(attr, op, &block) != 0 ||
 	    dwarf_getlocation(&block, &ops, &n) != 0 || n != 1 ||
 	    !(ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)) {
-		fail(k, xstrdup("DW_OP_entry_value of more than a register"));
+		fail(k, xstrdup("an entry value of more than a register (DW_OP_entry_value)"));
 		return false;
 	}
 	if (!k->at_entry) {
