@@ -854,6 +854,65 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	return p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }
 
+/*
+ * $NAME read at link-time address VADDR of a program's module M, for a probe of another
+ * family placed there: an SDT marker reads, as stap lets it, the locals and parameters
+ * its code has in scope and the unit's globals.  TARGET_UNRESOLVED and *FOUND false
+ * (nothing said) when the DWARF has no variable of that name there.
+ */
+enum target_resolution dwarf_resolve_at(struct elaborator *el, struct dw_module *m,
+					uint64_t vaddr, struct node *n, bool quiet, bool *found)
+{
+	struct dw_site site = { .kind = DW_SITE_STATEMENT, .module = m };
+	const char *name = n->string + 1;
+	Dwarf_Die cu, var, function, scope, *scopes = NULL;
+	struct target_access *a;
+	char *error = NULL;
+	int count;
+
+	*found = false;
+	if (!m || m->symbols_only || !dw_module_open(m) || !dwarf_addrdie(m->dwarf, vaddr, &cu))
+		return TARGET_UNRESOLVED;
+	site.addr = vaddr + m->bias;
+	site.cu = dwarf_dieoffset(&cu);
+	count = dwarf_getscopes(&cu, vaddr, &scopes);
+	for (int i = 0; i < count && !site.scope; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram ||
+		    dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			scope = scopes[i];
+			site.scope = dwarf_dieoffset(&scope);
+		}
+	}
+	free(scopes);
+	if (!site.scope)
+		return TARGET_UNRESOLVED;
+	*found = true;	/* the DWARF has the code there: it has the say */
+	if (!dw_find_variable(&site, name, &var, &function, NULL)) {
+		if (!quiet) {	/* stap's words, and as stap names no alternatives here */
+			const char *file = dwarf_decl_file(&scope);
+
+			semantic_error(el, n->tok, "unable to find local '%s'," MAN_PAGE("error::dwarf")
+				       " dieoffset %#" PRIx64 " in %s, near pc %#" PRIx64 " in %s %s "
+				       "(<no alternatives>)", name, (uint64_t)site.scope, m->name,
+				       site.addr, dwarf_diename(&scope) ? dwarf_diename(&scope) : "?",
+				       file ? file : "");
+		}
+		return TARGET_UNRESOLVED;
+	}
+	a = variable_access(el, &site, &var, &function, &error);
+	if (!a) {
+		if (!quiet)
+			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name,
+				       error ? error : "not accessible at this address");
+		free(error);
+		return TARGET_UNRESOLVED;
+	}
+	if (!target_components(el, n, a, a->type, quiet))
+		return TARGET_UNRESOLVED;
+	target_resolved(n, a);
+	return TARGET_RESOLVED;
+}
+
 /* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
 
 static void put_rule(struct strbuf *sb, const struct dw_frame_rule *rule)

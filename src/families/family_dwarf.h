@@ -57,6 +57,12 @@ struct dwarf_probe {
 	const struct btf_function *btf_function;
 };
 
+/* $NAME as the DWARF of module M has it in scope at link-time address VADDR, for a
+ * probe of another family placed there (an SDT marker); *FOUND false, and nothing said,
+ * when M has no DWARF of the code there. */
+enum target_resolution dwarf_resolve_at(struct elaborator *el, struct dw_module *m,
+					uint64_t vaddr, struct node *n, bool quiet, bool *found);
+
 /* The parts of a concrete point. */
 struct dwarf_point {
 	const char *module;	/* NULL: the kernel */

@@ -28,6 +28,7 @@
 #include "elaborate/elaborate.h"
 #include "translate/emit.h"
 #include "family.h"
+#include "family_dwarf.h"
 #include "debuginfo/dw.h"
 #include "debuginfo/sdt.h"
 
@@ -84,6 +85,7 @@ struct process_probe {
 	int64_t pid;		/* 0: any */
 	/* a marker */
 	char *file;		/* the file probed, where it runs */
+	char *host_file;	/* and here: its DWARF has the variables at a marker */
 	char *process;		/* a .library(...)'s program */
 	uint64_t offset, vaddr, semaphore;	/* file offsets but the link-time vaddr */
 	char *provider, *name;
@@ -423,6 +425,7 @@ static struct process_probe *new_uprobe(struct elaborator *el, const struct proc
 	probe = xcalloc(1, sizeof(*probe));
 	probe->uprobe = true;
 	probe->file = xstrdup(f->target);
+	probe->host_file = xstrdup(f->file);
 	probe->process = p->library ? xstrdup(p->program) : NULL;
 	probe->offset = offset;
 	probe->vaddr = vaddr;
@@ -646,6 +649,19 @@ static enum target_resolution process_resolve_target(struct elaborator *el,
 		return number_value(n, xstrdup("stp_return_value(c)"), 0);
 	}
 	i = starts_with(name, "arg") && !p->plt ? strtol(name + 3, &end, 10) : 0;
+	if (!p->plt && !starts_with(name, "arg") && name[0] != '$') {
+		/* a variable the program's DWARF has in scope at the marker, as stap reads */
+		enum target_resolution r;
+		bool found;
+		char *why = NULL;
+		struct dw_module *m = debuginfo_program(elaborator_debuginfo(el), p->file,
+							 p->host_file, &why);
+
+		free(why);
+		r = dwarf_resolve_at(el, m, p->vaddr, n, quiet, &found);
+		if (found)
+			return r;
+	}
 	if (i < 1 || i > p->nargs || *end) {
 		if (!quiet && p->plt) {
 			semantic_error(el, n->tok, "unable to find PLT variable '$%s': a PLT "
