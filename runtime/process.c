@@ -11,7 +11,9 @@
  *                         for process("FULLPATH"), when a process execs FULLPATH.
  *   process.thread.begin  a new thread of an existing process, in the new thread.
  *   process.end           the last thread of a process exits (the thread group is dead), in
- *                         that thread.
+ *                         that thread; for process("FULLPATH"), also when a process that
+ *                         ran FULLPATH execs (its image ends, as in stap), before the
+ *                         new image's begin.
  *   process.thread.end    a thread other than the process's main one exits, in that thread.
  *   process.syscall       a thread enters a system call, and .syscall.return when it returns
  *                         (the raw_syscalls tracepoints sys_enter and sys_exit), in it.
@@ -580,7 +582,7 @@ static void stp_utask_fork(void *data, struct task_struct *parent, struct task_s
 static void stp_utask_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	const struct inode *exe;
+	const struct inode *exe, *old_exe = NULL;
 	size_t i;
 
 	if (p != current || (p->flags & PF_KTHREAD))
@@ -597,6 +599,8 @@ static void stp_utask_exec(void *data, struct task_struct *p, pid_t old_pid,
 			spare = kmalloc(sizeof(*spare), GFP_ATOMIC | __GFP_NOWARN);
 		raw_spin_lock_irqsave(&stp_utask_lock, flags);
 		e = stp_utask_proc_find(p->signal);
+		if (e && !e->ended)
+			old_exe = e->exe;	/* its image ends, even for the same file */
 		if (tracked) {
 			if (e) {
 				e->exe = exe;
@@ -615,6 +619,20 @@ static void stp_utask_exec(void *data, struct task_struct *p, pid_t old_pid,
 			stp_utask_skip();	/* could not allocate: its end will be missed */
 		kfree(spare);
 		kfree(old);
+	}
+
+	/* process("OLD").end: the image it ran is gone (stap ends it at the exec, before
+	 * the new image's begin, OLD the same file or not); a probe without a path sees the
+	 * same process go on */
+	for (i = 0; old_exe && i < stp_nutasks; i++) {
+		const struct stp_utask_probe *pr = &stp_utasks[i];
+
+		if (pr->event == STP_UTASK_PROCESS_END && pr->path &&
+		    stp_utask_matches(pr, p, old_exe)) {
+			struct stp_hit hit = { 0 };
+
+			stp_probe_run_hit(pr->probe, STP_SESSION_RUNNING, &hit);
+		}
 	}
 
 	/* process("FULLPATH").begin: the process is now described by FULLPATH */
