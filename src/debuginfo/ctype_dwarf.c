@@ -317,12 +317,25 @@ static void read_members(struct ctype *t)
 		if (dwarf_attr(&child, DW_AT_data_member_location, &attr) &&
 		    dwarf_formudata(&attr, &value) == 0)
 			m.offset = value;
+		m.bit_size = (int)die_udata(&child, DW_AT_bit_size, 0);
 		if (dwarf_attr(&child, DW_AT_data_bit_offset, &attr) &&
 		    dwarf_formudata(&attr, &value) == 0) {
 			m.offset = value / 8;
 			m.bit_offset = value % 8;
+		} else if (m.bit_size && dwarf_attr(&child, DW_AT_bit_offset, &attr) &&
+			   dwarf_formudata(&attr, &value) == 0) {
+			/* DWARF 2-4: the field's place from the most significant bit of its
+			 * storage unit (DW_AT_byte_size, else its type's size) at the member's
+			 * offset; x86 is little-endian */
+			struct ctype *r = ctype_resolve(m.type);
+			uint64_t unit = die_udata(&child, DW_AT_byte_size, r ? r->size : 0);
+			uint64_t bits = m.offset * 8 + unit * 8 - value - (uint64_t)m.bit_size;
+
+			if (unit * 8 >= value + (uint64_t)m.bit_size) {
+				m.offset = bits / 8;
+				m.bit_offset = bits % 8;
+			}
 		}
-		m.bit_size = (int)die_udata(&child, DW_AT_bit_size, 0);
 		t->members = xrealloc(t->members, (t->nmembers + 1) * sizeof(*t->members));
 		t->members[t->nmembers++] = m;
 	} while (dwarf_siblingof(&child, &child) == 0);
