@@ -40,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-34"
+#define GENERATOR "syscalls-35"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -57,6 +57,8 @@ enum arg_kind {
 	ARG_STRING_AT,		/* a user string as NAME (its address), NAME_str (quoted) and
 				 * NAME_str_unquoted, as stap names some */
 	ARG_OMITTED,		/* neither a variable nor in argstr (stap 4.8 has none) */
+	ARG_SOCKADDR,		/* a user socket address of COUNT bytes: NAME_uaddr and the
+				 * uaddr_af, uaddr_ip, ... of its parts; argstr shows it */
 };
 
 /*
@@ -71,23 +73,37 @@ struct arg_rule {
 	enum arg_kind kind;
 	const char *decoder;
 	const char *str;		/* the decoded variable's name (NULL: VAR_str) */
-	const char *count;		/* ARG_BUFFER: the parameter with its size */
+	const char *count;		/* ARG_BUFFER, ARG_SOCKADDR: the parameter with its
+					 * size; with a decoder, a parameter it takes too */
 	const char *shown;		/* how argstr shows the decoded value (NULL: "%s") */
+	bool count_first;		/* the decoder takes COUNT's value first */
 };
 
-#define KIND(syscall, param, kind) { syscall, param, NULL, kind, NULL, NULL, NULL, NULL }
-#define RENAME(syscall, param, var, kind) { syscall, param, var, kind, NULL, NULL, NULL, NULL }
+#define KIND(syscall, param, kind) \
+	{ syscall, param, NULL, kind, NULL, NULL, NULL, NULL, false }
+#define RENAME(syscall, param, var, kind) \
+	{ syscall, param, var, kind, NULL, NULL, NULL, NULL, false }
 #define DECODE(syscall, param, kind, decoder) \
-	{ syscall, param, NULL, kind, decoder, NULL, NULL, NULL }
+	{ syscall, param, NULL, kind, decoder, NULL, NULL, NULL, false }
 #define DECODE_RENAMED(syscall, param, var, kind, decoder) \
-	{ syscall, param, var, kind, decoder, NULL, NULL, NULL }
+	{ syscall, param, var, kind, decoder, NULL, NULL, NULL, false }
 #define DECODE_AS(syscall, param, kind, decoder, str) \
-	{ syscall, param, NULL, kind, decoder, str, NULL, NULL }
+	{ syscall, param, NULL, kind, decoder, str, NULL, NULL, false }
 #define BUFFER(syscall, param, count) \
-	{ syscall, param, NULL, ARG_BUFFER, NULL, NULL, count, NULL }
-#define ARGV(syscall, param, var) { syscall, param, var, ARG_ARGV, NULL, NULL, NULL, NULL }
+	{ syscall, param, NULL, ARG_BUFFER, NULL, NULL, count, NULL, false }
+#define ARGV(syscall, param, var) \
+	{ syscall, param, var, ARG_ARGV, NULL, NULL, NULL, NULL, false }
 #define DECODE_SHOWN(syscall, param, kind, decoder, shown) \
-	{ syscall, param, NULL, kind, decoder, NULL, NULL, shown }
+	{ syscall, param, NULL, kind, decoder, NULL, NULL, shown, false }
+/* VAR_str = DECODER(VAR, WITH), or DECODER(WITH, VAR): WITH another parameter's value */
+#define DECODE_WITH(syscall, param, var, kind, decoder, with) \
+	{ syscall, param, var, kind, decoder, NULL, with, NULL, false }
+#define DECODE_AFTER(syscall, param, kind, decoder, with) \
+	{ syscall, param, NULL, kind, decoder, NULL, with, NULL, true }
+#define SOCKADDR(syscall, param, var, count) \
+	{ syscall, param, var, ARG_SOCKADDR, NULL, NULL, count, NULL, false }
+#define BUFFER_AS(syscall, param, var, count, str) \
+	{ syscall, param, var, ARG_BUFFER, NULL, str, count, NULL, false }
 
 /* Each call's and parameter's rule once, in groups by what it says, by call within each. */
 static const struct arg_rule arg_rules[] = {
@@ -129,7 +145,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("acct", "name", "filename", ARG_STRING),
 	RENAME("arch_prctl", "arg2", "addr", ARG_UNSIGNED),
 	RENAME("bind", "fd", "sockfd", ARG_SIGNED),
-	RENAME("bind", "umyaddr", "my_addr", ARG_POINTER),
 	RENAME("bpf", "uattr", "attr", ARG_POINTER),
 	RENAME("capget", "dataptr", "data", ARG_POINTER),
 	RENAME("chdir", "filename", "path", ARG_STRING),
@@ -140,7 +155,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("clock_getres", "tp", "res", ARG_POINTER),
 	RENAME("clock_nanosleep", "rmtp", "rem", ARG_POINTER),
 	RENAME("connect", "fd", "sockfd", ARG_SIGNED),
-	RENAME("connect", "uservaddr", "serv_addr", ARG_POINTER),
 	RENAME("dup", "fildes", "oldfd", ARG_UNSIGNED),
 	RENAME("exit", "error_code", "status", ARG_SIGNED),
 	RENAME("exit_group", "error_code", "status", ARG_SIGNED),
@@ -233,7 +247,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("select", "tvp", "timeout", ARG_POINTER),
 	RENAME("semop", "tsops", "sops", ARG_POINTER),
 	RENAME("sendmsg", "fd", "s", ARG_SIGNED),
-	RENAME("sendto", "addr", "to", ARG_POINTER),
 	RENAME("sendto", "addr_len", "tolen", ARG_SIGNED),
 	RENAME("sendto", "fd", "s", ARG_SIGNED),
 	RENAME("set_robust_list", "head", "list_head", ARG_POINTER),
@@ -293,6 +306,7 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("getpeername", "usockaddr", "name", ARG_DEFAULT),
 	RENAME("getpeername", "usockaddr_len", "namelen", ARG_DEFAULT),
 	RENAME("getrandom", "len", "count", ARG_DEFAULT),
+	RENAME("getrandom", "ubuf", "buf", ARG_STRING),
 	RENAME("getresgid", "egidp", "egid", ARG_DEFAULT),
 	RENAME("getresgid", "rgidp", "rgid", ARG_DEFAULT),
 	RENAME("getresgid", "sgidp", "sgid", ARG_DEFAULT),
@@ -439,6 +453,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("pkey_alloc", "init_val", ARG_SIGNED, "_pkey_alloc_init_val_str"),
 	DECODE("pkey_mprotect", "prot", ARG_UNSIGNED, "_mprotect_prot_str"),
 	DECODE("preadv2", "flags", ARG_SIGNED, "_preadv2_flags_str"),
+	DECODE("prlimit64", "new_rlim", ARG_POINTER, "_struct_rlimit_u"),
 	DECODE("prlimit64", "resource", ARG_UNSIGNED, "_rlimit_resource_str"),
 	DECODE("pwritev2", "flags", ARG_SIGNED, "_preadv2_flags_str"),
 	DECODE("quotactl", "cmd", ARG_SIGNED, "_quotactl_cmd_str"),
@@ -467,6 +482,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("sendmsg", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("sendto", "flags", ARG_UNSIGNED, "_msg_flags_str"),
 	DECODE("set_mempolicy", "mode", ARG_SIGNED, "_mempolicy_mode_str"),
+	DECODE("setitimer", "value", ARG_POINTER, "_struct_itimerval_u"),
 	DECODE("setitimer", "which", ARG_SIGNED, "_itimer_which_str"),
 	DECODE("setpriority", "which", ARG_SIGNED, "_priority_which_str"),
 	DECODE("setrlimit", "resource", ARG_UNSIGNED, "_rlimit_resource_str"),
@@ -481,6 +497,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("signalfd4", "flags", ARG_SIGNED, "_signalfd4_flags_str"),
 	DECODE("sigprocmask", "how", ARG_SIGNED, "_sigprocmask_how_str"),
 	DECODE("socket", "family", ARG_SIGNED, "_sock_family_str"),
+	DECODE_AFTER("socket", "protocol", ARG_SIGNED, "_sock_protocol_str", "family"),
 	DECODE("socket", "type", ARG_SIGNED, "_sock_type_str"),
 	DECODE("socketpair", "family", ARG_SIGNED, "_sock_family_str"),
 	DECODE("socketpair", "type", ARG_SIGNED, "_sock_type_str"),
@@ -525,6 +542,10 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("timer_create", "which_clock", "clockid", ARG_SIGNED, "_get_wc_str"),
 	/* decoded, and shown in argstr otherwise */
 	DECODE_SHOWN("rt_sigaction", "act", ARG_POINTER, "_struct_sigaction_u", "{%s}"),
+	/* socket addresses: in argstr as {AF_INET, 127.0.0.1, 80} */
+	SOCKADDR("bind", "umyaddr", "my_addr", "addrlen"),
+	SOCKADDR("connect", "uservaddr", "serv_addr", "addrlen"),
+	DECODE_WITH("sendto", "addr", "to", ARG_POINTER, "_struct_sockaddr_u", "addr_len"),
 	/* decoded into a variable of another name */
 	DECODE_AS("kill", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
 	DECODE_AS("rt_sigqueueinfo", "sig", ARG_SIGNED, "_signal_name", "sig_name"),
@@ -533,7 +554,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_AS("tkill", "sig", ARG_SIGNED, "_signal_name", "sig_str"),
 	/* user buffers, with the parameter that has their size */
 	BUFFER("pwrite64", "buf", "count"),
-	BUFFER("sendto", "buff", "len"),
+	BUFFER_AS("sendto", "buff", "buf", "len", "buf"),
 	BUFFER("write", "buf", "count"),
 	/* user arrays of strings */
 	ARGV("execve", "argv", "args"),
@@ -631,6 +652,8 @@ struct arg {
 	enum arg_kind kind;
 	int size;		/* numbers: 1, 2, 4 or 8 bytes */
 	const char *decoder, *str, *count, *shown;
+	bool count_first;
+	bool address_str;	/* a 32-bit call's pointer not decoded: VAR_str its address */
 };
 
 /* The strings whose address stap 4.8 keeps too (tapset::syscalls(3stap)): SYSCALL's
@@ -718,6 +741,12 @@ static char *number_of(const struct arg *a, const char *raw)
 	return xasprintf("(%s & %#llx)", raw, (1ULL << bits) - 1);
 }
 
+/* The variables of a socket address's parts (ARG_SOCKADDR), as stap 4.8 names them. */
+static const struct { const char *var, *part; } sockaddr_parts[] = {
+	{ "af", "af" }, { "ip", "ip" }, { "ip_port", "port" }, { "ipv6_flowinfo", "flowinfo" },
+	{ "ipv6_scope_id", "scope_id" },
+};
+
 /* The handler's lines that set the variables from __argN, then argstr. */
 static void put_variables(struct strbuf *sb, const char *syscall, const char *name,
 			  const struct arg *args, int nargs)
@@ -750,18 +779,34 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
 			conversion = "%p";
 			shown = xasprintf("%s_uaddr", a->var);
+			if (a->address_str)
+				sb_printf(sb, "\t%s_str = sprintf(\"%%p\", %s_uaddr)\n", a->var,
+					  a->var);
 			if (a->decoder) {	/* what it points at, shown in its place */
 				free(shown);
 				shown = xasprintf("%s_str", a->var);
-				sb_printf(sb, "\t%s = %s(%s_uaddr)\n", shown, a->decoder, a->var);
+				if (a->count)
+					sb_printf(sb, "\t%s = %s(%s_uaddr, %s)\n", shown, a->decoder,
+						  a->var, a->count);
+				else
+					sb_printf(sb, "\t%s = %s(%s_uaddr)\n", shown, a->decoder,
+						  a->var);
 				conversion = a->shown ? a->shown : "%s";
 			}
 			break;
+		case ARG_SOCKADDR:
+			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
+			for (size_t p = 0; p < sizeof(sockaddr_parts) / sizeof(*sockaddr_parts); p++)
+				sb_printf(sb, "\tuaddr_%s = _sockaddr_part(%s_uaddr, %s, \"%s\")\n",
+					  sockaddr_parts[p].var, a->var, a->count,
+					  sockaddr_parts[p].part);
+			shown = xasprintf("_struct_sockaddr_u(%s_uaddr, %s)", a->var, a->count);
+			break;
 		case ARG_BUFFER:
 			sb_printf(sb, "\t%s_uaddr = %s\n", a->var, raw);
-			sb_printf(sb, "\t%s_str = user_buffer_quoted(%s, __arg%s, "
-				  "syscall_string_trunc)\n", a->var, raw, a->count);
-			shown = xasprintf("%s_str", a->var);
+			shown = a->str ? xstrdup(a->str) : xasprintf("%s_str", a->var);
+			sb_printf(sb, "\t%s = user_buffer_quoted(%s, __arg%s, "
+				  "syscall_string_trunc)\n", shown, raw, a->count);
 			break;
 		case ARG_STRING_AT:
 			sb_printf(sb, "\t%s = %s\n", a->var, raw);
@@ -777,7 +822,12 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 			sb_printf(sb, "\t%s = %s\n", a->var, value);
 			if (a->decoder) {
 				shown = a->str ? xstrdup(a->str) : xasprintf("%s_str", a->var);
-				sb_printf(sb, "\t%s = %s(%s)\n", shown, a->decoder, a->var);
+				if (a->count)	/* another argument too, before or after */
+					sb_printf(sb, "\t%s = %s(%s, %s)\n", shown, a->decoder,
+						  a->count_first ? a->count : a->var,
+						  a->count_first ? a->var : a->count);
+				else
+					sb_printf(sb, "\t%s = %s(%s)\n", shown, a->decoder, a->var);
 			} else {
 				conversion = a->kind == ARG_SIGNED ? "%d" : a->kind == ARG_UNSIGNED ?
 					     "%u" : a->kind == ARG_HEX ? "0x%x" : "%#o";
@@ -863,11 +913,40 @@ static void finish_args(const struct abi *abi, const char *syscall, struct arg *
 			a->var = r->var;
 		if (r->kind != ARG_DEFAULT)
 			a->kind = r->kind;
-		/* what a pointer points at is read in x86-64's layout: not a 32-bit call's */
-		a->decoder = abi->bits32 && a->kind == ARG_POINTER ? NULL : r->decoder;
+		/* what a pointer points at is read in x86-64's layout: a 32-bit call's only
+		 * where the layout is the same (a socket address, struct rlimit64); else its
+		 * VAR_str is the address, so that a script may use it with either */
+		a->decoder = r->decoder;
+		if (abi->bits32 && a->kind == ARG_POINTER && a->decoder &&
+		    strcmp(a->decoder, "_struct_sockaddr_u") != 0 &&
+		    strcmp(a->decoder, "_struct_rlimit_u") != 0) {
+			a->decoder = NULL;
+			a->address_str = true;
+		}
 		a->shown = r->shown;
 		a->str = r->str;
 		a->count = r->count;
+		a->count_first = r->count_first;
+	}
+	/* a decoder's other argument, and a socket address's size: its value from its
+	 * register (its variable may be set after this one's) */
+	for (int i = 0; i < n; i++) {
+		const char *other = args[i].count;
+
+		if (!other || args[i].kind == ARG_BUFFER)
+			continue;
+		args[i].count = NULL;
+		for (int j = 0; j < n; j++)
+			if (strcmp(args[j].param, other) == 0) {
+				char raw[16];
+
+				snprintf(raw, sizeof(raw), "__arg%d", j + 1);
+				args[i].count = number_of(&args[j], raw);	/* kept for the run */
+			}
+		if (!args[i].count && args[i].kind == ARG_SOCKADDR)
+			args[i].kind = ARG_POINTER;
+		if (!args[i].count && args[i].decoder && args[i].kind != ARG_POINTER)
+			args[i].decoder = NULL;	/* none without it */
 	}
 	/* a buffer's count: the argument's number */
 	for (int i = 0; i < n; i++) {

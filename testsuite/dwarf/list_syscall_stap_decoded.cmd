@@ -1,0 +1,1 @@
+-L 'syscall.{bind,connect,sendto,socket,prlimit64,setitimer,getrandom}'
