@@ -262,6 +262,50 @@ static bool stp_usym_find(unsigned long addr, struct stp_uaddr *out)
 	return found;
 }
 
+/*
+ * Link-time address LINK of the program or library at PATH, where the current process
+ * has it mapped: stap's @var("name", "PATH") read outside a probe of PATH (a function, a
+ * timer, another file's probe).  The VMA of the file's inode that maps a segment's first
+ * page gives the load bias.  0 when the process does not map it, the mmap lock is taken,
+ * or the module has no table of it: the read then faults, as an error.
+ */
+static __maybe_unused u64 stp_user_file_address(struct context *c, const char *path, u64 link)
+{
+	const struct stp_usym_file *f = NULL;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned int i;
+	u64 placed = 0;
+	int lock;
+
+	for (i = 0; i < stp_usym_nfiles && !f; i++)
+		if (stp_usym_files[i].inode && strcmp(stp_usym_files[i].path, path) == 0)
+			f = &stp_usym_files[i];
+	if (!f || !mm || (current->flags & PF_KTHREAD))
+		return 0;
+	lock = stp_usym_lock(mm);
+	if (lock < 0)
+		return 0;
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			unsigned long offset = vma->vm_pgoff << PAGE_SHIFT;
+
+			if (!vma->vm_file || file_inode(vma->vm_file) != f->inode)
+				continue;
+			for (i = 0; i < f->nsegments && !placed; i++)
+				if ((f->segments[i].offset & PAGE_MASK) == offset)
+					placed = link + vma->vm_start -
+						 (f->segments[i].vaddr & PAGE_MASK);
+			if (placed)
+				break;
+		}
+	}
+	stp_usym_unlock(mm, lock);
+	return placed;
+}
+
 /* The index of the last of the COUNT sorted ADDRS at or before REL, or -1. */
 static int stp_usym_search(const u32 *addrs, unsigned int count, unsigned long rel)
 {

@@ -736,6 +736,8 @@ struct program {
 					 * kernel's symbol table has jiffies (KASLR) */
 	struct strlist module_symbols;	/* "module:symbol" that target variables of
 					 * modules are placed from (runtime: found at run time) */
+	bool user_file_addresses;	/* @var of a program read outside its probes: its
+					 * load address found at run time (usymbols.c) */
 };
 
 /* privilege.c: what --privilege=stapusr|stapsys allows (pass 2) */

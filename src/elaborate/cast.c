@@ -175,12 +175,29 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 {
 	const char *at = strchr(n->string, '@');
 	char *name = at ? xstrndup(n->string, at - n->string) : xstrdup(n->string);
-	struct dw_module *m = module_named(el, n->module ? n->module : default_module(context));
+	const char *modules = n->module ? n->module : default_module(context);
+	struct dw_module *m = NULL;
 	struct target_access *a;
 	struct dw_location loc;
 	Dwarf_Die var, cu;
 
 	const struct dw_symbol *symbol = NULL;
+
+	/* "a:b:c": the first module of the list that has the variable, as stap takes it */
+	if (strchr(modules, ':') && !strchr(modules, '<')) {
+		char *list = xstrdup(modules), *save = NULL;
+
+		for (char *one = strtok_r(list, ":", &save); one && !m;
+		     one = strtok_r(NULL, ":", &save)) {
+			struct dw_module *c = module_named(el, one);
+
+			if (c && dw_find_global(c, name, at ? at + 1 : NULL, &var))
+				m = c;
+		}
+		free(list);
+	} else {
+		m = module_named(el, modules);
+	}
 
 	if (m && !at && !dw_find_global(m, name, NULL, &var) && dw_find_declared(m, name, &var))
 		symbol = dw_symbol_named(m, name);	/* defined by the linker: jiffies */
@@ -188,15 +205,6 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 	    !dwarf_diecu(&var, &cu, NULL, NULL) || (symbol && !m->is_kernel)) {
 		if (!quiet)
 			semantic_error(el, n->tok, "unresolved @var() expression");
-		free(name);
-		return false;
-	}
-	/* a program's static is where this process has the file: known from the probe's own
-	 * file only (its hit tells where it is loaded) */
-	if (m->is_user && probed_user_module(el, context) != m) {
-		if (!quiet)
-			semantic_error(el, n->tok, "@var(\"%s\") of %s is only known in a probe "
-				       "of that file", n->string, m->name);
 		free(name);
 		return false;
 	}
@@ -214,6 +222,11 @@ bool resolve_at_var(struct elaborator *el, struct derived_probe *context, struct
 		return false;
 	}
 	place_module_symbol(el, m, &loc);
+	/* a program's static is where this process has the file: a hit in that file tells
+	 * (stp_user_address()); elsewhere (a function, a timer, another file's probe) the
+	 * current process's mappings of it, at run time, as stap reads @var("x", "PATH") */
+	if (m->is_user && probed_user_module(el, context) != m)
+		place_user_file(el, m, &loc);
 	a = xcalloc(1, sizeof(*a));
 	a->start = loc.c;
 	a->start_is_value = loc.is_value;

@@ -150,6 +150,7 @@ void report_missing_debuginfo(struct elaborator *el);
 struct dw_module;
 struct dw_location;
 void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
+void place_user_file(struct elaborator *el, struct dw_module *m, struct dw_location *loc);
 
 /* cast.c: @cast and @var; the kernel's type NAME ("sk_buff", "struct sk_buff") from its
  * DWARF or BTF, or NULL */

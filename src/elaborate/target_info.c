@@ -7,6 +7,7 @@
  */
 #include "elaborate.h"
 #include "debuginfo/dw.h"
+#include "translate/emit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,28 @@ bool use_kernel_addresses(struct elaborator *el)
 	}
 	el->prog->jiffies_link = jiffies->addr;
 	return true;
+}
+
+/*
+ * LOC's static addresses of program or library M (stp_user_address(c, LINK), as a hit in
+ * M places them) for a read outside M's probes: found in the current process's mappings
+ * of M's file (stp_user_file_address(), runtime/usymbols.c, which needs M's table).
+ */
+void place_user_file(struct elaborator *el, struct dw_module *m, struct dw_location *loc)
+{
+	const char *call = "stp_user_address(c, ";
+	char *path = c_string(m->name), *at;
+
+	user_file_add(el->session, m->name, m->path);
+	el->prog->user_file_addresses = true;
+	while ((at = strstr(loc->c, call))) {
+		char *placed = xasprintf("%.*sstp_user_file_address(c, %s, %s", (int)(at - loc->c),
+					 loc->c, path, at + strlen(call));
+
+		free(loc->c);
+		loc->c = placed;
+	}
+	free(path);
 }
 
 void place_module_symbol(struct elaborator *el, struct dw_module *m, struct dw_location *loc)

@@ -807,7 +807,8 @@ char *translate(struct session *s, struct program *prog)
 	struct translator t = { .session = s, .prog = prog };
 	struct body *bodies;
 	int nbodies = 0;
-	bool usyms = program_uses_pragma(prog, "pragma:usymbols");	/* user_symbols.c */
+	bool usyms = program_uses_pragma(prog, "pragma:usymbols") ||	/* user_symbols.c */
+		     prog->user_file_addresses;
 	bool ulines = program_uses_pragma(prog, "pragma:ulines");
 	bool klines = program_uses_pragma(prog, "pragma:klines");	/* kernel_lines_c.c */
 
