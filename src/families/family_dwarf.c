@@ -786,6 +786,27 @@ static enum target_resolution symbols_only_target(struct elaborator *el,
 	return TARGET_UNRESOLVED;
 }
 
+/* N reads VAR, found in scope at SITE: its access with N's members and indexes, or
+ * false after the error (unless QUIET). */
+static bool resolve_variable(struct elaborator *el, const struct dw_site *site, struct node *n,
+			     Dwarf_Die *var, Dwarf_Die *function, bool quiet)
+{
+	char *error = NULL;
+	struct target_access *a = variable_access(el, site, var, function, &error);
+
+	if (!a) {
+		if (!quiet && error)
+			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"),
+				       n->string + 1, error);
+		free(error);
+		return false;
+	}
+	if (!target_components(el, n, a, a->type, quiet))
+		return false;
+	target_resolved(n, a);	/* $var$: an sprintf() of its members */
+	return true;
+}
+
 static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 						   struct derived_probe *dp, struct node *n,
 						   bool quiet)
@@ -795,7 +816,7 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 	struct target_access *a;
 	const char *name = n->string + 1;
 	Dwarf_Die var, function;
-	char *alternatives = NULL, *error = NULL;
+	char *alternatives = NULL;
 
 	if (p->btf)
 		return resolve_from_btf(el, dp, n, quiet);
@@ -840,16 +861,8 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 		n->module = NULL;
 		return resolve_at_var(el, dp, n, quiet) ? TARGET_RESOLVED : TARGET_UNRESOLVED;
 	}
-	a = variable_access(el, site, &var, &function, &error);
-	if (!a) {
-		if (!quiet && error)
-			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name, error);
-		free(error);
+	if (!resolve_variable(el, site, n, &var, &function, quiet))
 		return TARGET_UNRESOLVED;
-	}
-	if (!target_components(el, n, a, a->type, quiet))
-		return TARGET_UNRESOLVED;
-	target_resolved(n, a);	/* $var$: an sprintf() of its members */
 	/* a return probe's site is the function's entry: what it reads is read there */
 	return p->is_return ? TARGET_AT_ENTRY : TARGET_RESOLVED;
 }
@@ -857,8 +870,8 @@ static enum target_resolution dwarf_resolve_target(struct elaborator *el,
 /*
  * $NAME read at link-time address VADDR of a program's module M, for a probe of another
  * family placed there: an SDT marker reads, as stap lets it, the locals and parameters
- * its code has in scope and the unit's globals.  TARGET_UNRESOLVED and *FOUND false
- * (nothing said) when the DWARF has no variable of that name there.
+ * its code has in scope and the unit's globals.  *FOUND false (nothing said) when M has
+ * no DWARF of the code there.
  */
 enum target_resolution dwarf_resolve_at(struct elaborator *el, struct dw_module *m,
 					uint64_t vaddr, struct node *n, bool quiet, bool *found)
@@ -866,8 +879,6 @@ enum target_resolution dwarf_resolve_at(struct elaborator *el, struct dw_module 
 	struct dw_site site = { .kind = DW_SITE_STATEMENT, .module = m };
 	const char *name = n->string + 1;
 	Dwarf_Die cu, var, function, scope, *scopes = NULL;
-	struct target_access *a;
-	char *error = NULL;
 	int count;
 
 	*found = false;
@@ -899,18 +910,8 @@ enum target_resolution dwarf_resolve_at(struct elaborator *el, struct dw_module 
 		}
 		return TARGET_UNRESOLVED;
 	}
-	a = variable_access(el, &site, &var, &function, &error);
-	if (!a) {
-		if (!quiet)
-			semantic_error(el, n->tok, "$%s is %s" MAN_PAGE("error::dwarf"), name,
-				       error ? error : "not accessible at this address");
-		free(error);
-		return TARGET_UNRESOLVED;
-	}
-	if (!target_components(el, n, a, a->type, quiet))
-		return TARGET_UNRESOLVED;
-	target_resolved(n, a);
-	return TARGET_RESOLVED;
+	return resolve_variable(el, &site, n, &var, &function, quiet) ? TARGET_RESOLVED :
+									 TARGET_UNRESOLVED;
 }
 
 /* ---- pass 3: kprobes on symbol+offset, through runtime/kprobe.c ---- */
