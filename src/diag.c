@@ -172,13 +172,23 @@ static char *source_line(struct source_file *file, int line)
 
 #define MAX_EXPANSIONS_SHOWN 5
 
-/* "identifier 'x' at FILE:L:C" (stap shows keywords by kind only, strings as it keeps
- * them: "string 'a\12b'") */
+/* "identifier 'x'", "keyword": stap shows keywords by kind only, strings as it keeps
+ * them ("string 'a\12b'"); so do its run-time error locations. */
+char *token_description(const struct token *tok)
+{
+	if (tok->kind == TOK_EOF || tok->kind == TOK_EMBEDDED || tok->kind == TOK_KEYWORD)
+		return xstrdup(token_kind_text(tok));
+	return xasprintf("%s '%s'", token_kind_text(tok),
+			 tok->kind == TOK_STRING && tok->raw ? tok->raw : tok->text);
+}
+
+/* "identifier 'x' at FILE:L:C" */
 static void put_token(struct strbuf *sb, struct token *tok)
 {
-	sb_puts(sb, token_kind_text(tok));
-	if (tok->kind != TOK_EOF && tok->kind != TOK_EMBEDDED && tok->kind != TOK_KEYWORD)
-		sb_printf(sb, " '%s'", tok->kind == TOK_STRING && tok->raw ? tok->raw : tok->text);
+	char *what = token_description(tok);
+
+	sb_puts(sb, what);
+	free(what);
 	sb_puts(sb, " at ");
 	char *where = xasprintf("%s:%d:%d", tok->file->name, tok->line, tok->column);
 

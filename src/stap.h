@@ -197,6 +197,7 @@ void diag_summary(void);	/* how many alike messages were left out */
 /* The man page that explains a message, as stap names it: " [man error::pass2]" */
 #define MAN_PAGE(page) " [man " page "]"
 const char *token_kind_name(enum token_kind kind);
+char *token_description(const struct token *tok);
 /* How a diagnostic names TOK's kind: "identifier", "operator" (also @cast, @macro), ... */
 const char *token_kind_text(const struct token *tok);
 

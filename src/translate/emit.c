@@ -125,13 +125,14 @@ void emit_bytes(struct emitter *e, const char *name, const char *data, size_t le
 	emit(e, "%s;\n", len ? "" : " \"\"");
 }
 
-/* "identifier 'x' at <input>:1:5", as a C literal. */
+/* "identifier 'x' at <input>:1:5", "keyword at ...", as a C literal. */
 char *c_location(struct token *tok)
 {
-	char *text = xasprintf("%s '%s' at %s:%d:%d", token_kind_text(tok), tok->text,
-			       tok->file->name, tok->line, tok->column);
+	char *what = token_description(tok);
+	char *text = xasprintf("%s at %s:%d:%d", what, tok->file->name, tok->line, tok->column);
 	char *lit = c_string(text);
 
+	free(what);
 	free(text);
 	return lit;
 }
