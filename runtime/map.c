@@ -607,7 +607,8 @@ static struct stp_map *stp_pmap_aggregate(struct stp_pmap *p)
 			stp_entry_keys(e, keys);
 			a = stp_map_insert(p->agg, keys);
 			if (a)
-				stp_stat_merge(stp_entry_stat(a), stp_entry_stat(e), p->desc->stat);
+				stp_stat_merge_entry(stp_entry_stat(a), stp_entry_stat(e),
+						     p->desc->stat);
 			else
 				p->agg_overflow = true;
 		}
@@ -639,7 +640,7 @@ static const struct stp_stat *stp_pmap_lookup(struct stp_pmap *p, const union st
 	for_each_possible_cpu(cpu) {
 		e = stp_map_find(p->cpu[cpu], keys);
 		if (e) {
-			stp_stat_merge(p->scratch, stp_entry_stat(e), p->desc->stat);
+			stp_stat_merge_entry(p->scratch, stp_entry_stat(e), p->desc->stat);
 			found = true;
 		}
 	}

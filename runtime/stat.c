@@ -245,6 +245,38 @@ static void stp_stat_merge(struct stp_stat *into, const struct stp_stat *from,
 }
 
 /**
+ * stp_stat_merge_entry() - into += from, for an array's entry.
+ * @into: the entry's statistic merged into, the caller's to change
+ * @from: one CPU's statistic of the entry, the caller's to read
+ * @d: the description of both
+ *
+ * As stp_stat_merge(), but the first CPU's statistic is taken as it is, running mean
+ * and all: stap 4.8's @variance of an array's entry whose values one CPU saw is that
+ * CPU's running one (x[1] <<< 1..5 gives 7 where a scalar x gives 12; measured).
+ *
+ * Context: Any context.
+ */
+static __maybe_unused void stp_stat_merge_entry(struct stp_stat *into,
+						 const struct stp_stat *from,
+						 const struct stp_stat_desc *d)
+{
+	int i;
+
+	if (into->count || !from->count) {
+		stp_stat_merge(into, from, d);
+		return;
+	}
+	into->count = from->count;
+	into->sum = from->sum;
+	into->min = from->min;
+	into->max = from->max;
+	into->avg_s = from->avg_s;
+	into->m2 = from->m2;
+	for (i = 0; i < d->buckets; i++)
+		into->buckets[i] += from->buckets[i];
+}
+
+/**
  * stp_stat_count() - @count of a statistic.
  * @st: the statistic, the caller's to read (see the top of this file)
  *
@@ -263,7 +295,9 @@ static s64 stp_stat_variance(const struct stp_stat *st, const struct stp_stat_de
 
 	if (st->count < 2)
 		return 0;
-	v = div64_s64(stp_stat_m2_at(st, stp_stat_mean_s(st, d)), st->count - 1);
+	/* m2 as the statistic has it: a merge measured it from the exact mean already
+	   (stp_stat_merge()), an array entry one CPU saw keeps its running one */
+	v = div64_s64(st->m2, st->count - 1);
 	if (shift2 >= 64)
 		return v < 0 ? -1 : 0;
 	return v >> shift2;

@@ -127,6 +127,20 @@ static void test_variance(void)
 	      stp_stat_get(NULL, agg, &d0, STP_AGG_AVG) == 25);
 	stp_pstat_free(p0);
 
+	/* an array's entry that one CPU saw keeps that CPU's running mean (stap 4.8: 7) */
+	st = new_stat(&d0);
+	{
+		struct stp_stat *cpu = new_stat(&d0);
+
+		for (i = 1; i <= 5; i++)
+			stp_stat_add(cpu, &d0, i);
+		stp_stat_merge_entry(st, cpu, &d0);
+		CHECK("an array entry's @variance of 1..5 on one CPU is 7, as stap 4.8's",
+		      stp_stat_get(NULL, st, &d0, STP_AGG_VARIANCE) == 7);
+		kvfree(cpu);
+	}
+	kvfree(st);
+
 	st = new_stat(&d0);
 	add_n(st, &d0, 1000, 10);
 	CHECK("@variance of a constant is 0", stp_stat_get(NULL, st, &d0, STP_AGG_VARIANCE) == 0);
