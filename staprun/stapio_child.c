@@ -13,37 +13,27 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define MAX_WORDS 256
+#include <wordexp.h>
 
 static pid_t child_pid = -1;
 static int release_fd = -1;	/* one byte written here lets the child exec */
 static bool child_gone;
 static bool child_failed;	/* it exited with a status other than 0, or by a signal */
 
-/* Anything the shell would treat specially makes /bin/sh -c run the command. */
-static bool needs_shell(const char *cmd)
-{
-	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~=%{}!\n") != NULL;
-}
-
+/*
+ * The command's words as the shell would make them (quotes, variables, ~, patterns),
+ * run directly, as stap's stapio runs them: so a program that cannot run is
+ * "CMD: No such file or directory" with status 1.  What wordexp(3) refuses (a pipe, a
+ * redirection, a command substitution, ...) is run by /bin/sh -c.
+ */
 static void exec_command(const char *cmd)
 {
-	char *words[MAX_WORDS + 1];
-	char *copy, *save = NULL;
-	size_t n = 0;
+	wordexp_t words;
 
-	if (!needs_shell(cmd)) {
-		copy = strdup(cmd);
-		for (char *w = copy ? strtok_r(copy, " \t", &save) : NULL; w && n < MAX_WORDS;
-		     w = strtok_r(NULL, " \t", &save))
-			words[n++] = w;
-		words[n] = NULL;
-		if (n > 0 && n < MAX_WORDS) {
-			execvp(words[0], words);
-			fprintf(stderr, "%s: %s\n", cmd, strerror(errno));	/* as stap's */
-			_exit(1);
-		}
+	if (wordexp(cmd, &words, WRDE_NOCMD) == 0 && words.we_wordc > 0) {
+		execvp(words.we_wordv[0], words.we_wordv);
+		fprintf(stderr, "%s: %s\n", cmd, strerror(errno));	/* as stap's */
+		_exit(1);
 	}
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	fprintf(stderr, "ERROR: cannot run /bin/sh for the command: %s\n", strerror(errno));
