@@ -167,9 +167,12 @@ static void stp_soft_error(struct context *c, const char *fmt, ...)
 	c->last_error = c->error_buf;
 }
 
-/* A statement found the hit's MAXACTION budget spent: the error, true (the code leaves). */
-static __maybe_unused bool stp_out_of_actions(struct context *c)
+/* A lump of actions spent the hit's MAXACTION budget, at WHERE: the error, true (the code
+ * leaves); the budget stays spent for a catch to see. */
+static __maybe_unused bool stp_out_of_actions(struct context *c, const char *where)
 {
+	c->actions_remaining = -1;
+	c->last_stmt = where;
 	stp_soft_error(c, "MAXACTION exceeded");
 	return true;
 }

@@ -547,6 +547,7 @@ struct stapfile *parse_file(struct preprocessor *pp, struct source_file *file, b
 /* ast.c (also type_name() and print_kind_of() above) */
 struct node *copy_node(struct node *n);
 void walk_nodes(struct node *n, bool (*visit)(struct node *n, void *arg), void *arg);
+bool may_pass_call_on(struct function *f);	/* optimize.c: it has `next` or STAP_NEXT */
 /* The values a printf format takes and (up to MAX of them) their types; -1: malformed. */
 int format_conversions(const char *format, enum stap_type *types, int max);
 /* the globals embedded C's pragma:read:NAME / pragma:write:NAME comments name */

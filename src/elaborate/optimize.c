@@ -420,8 +420,11 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 	int64_t value;
 
 	switch (s->kind) {
-	case ND_BLOCK:	/* an empty one goes; one of one statement becomes it */
+	case ND_BLOCK:	/* an empty one goes; one of one statement becomes it (not with -u:
+			   where a block ends is where stap charges MAXACTION for it) */
 		s->body = optimize_list(o, s->body);
+		if (!o->elide)
+			return s;
 		return s->body && s->body->next ? s : s->body;
 	case ND_NULL_STMT:	/* not a change: loops put one back as their empty body */
 		return NULL;
@@ -801,13 +804,15 @@ static bool is_next(struct node *n, void *arg)
 	return !*(bool *)arg;
 }
 
-/* A script function whose body has "next" may pass a call on to the following overload. */
-static bool may_pass_on(struct function *f)
+/* A function whose body has "next" (STAP_NEXT in embedded C) may pass a call on to the
+ * following overload. */
+bool may_pass_call_on(struct function *f)
 {
 	bool found = false;
 
-	if (!f->embedded)
-		walk_nodes(f->body, is_next, &found);
+	if (f->embedded)
+		return strstr(f->embedded->text, "STAP_NEXT") != NULL;
+	walk_nodes(f->body, is_next, &found);
 	return found;
 }
 
@@ -819,7 +824,7 @@ static bool may_pass_on(struct function *f)
 void drop_unreachable_overloads(struct elaborator *el)
 {
 	for (struct function *f = el->prog->functions; f; f = f->next_used)
-		if (f->next_overload && !may_pass_on(f))
+		if (f->next_overload && !may_pass_call_on(f))
 			f->next_overload = NULL;
 	drop_unused(el);
 }

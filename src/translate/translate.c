@@ -118,6 +118,8 @@ static void emit_embedded_function(struct emitter *e, struct body *b)
 	emit(e, "#define STAP_ERROR(...) do { stp_soft_error(CONTEXT, __VA_ARGS__); goto out; } "
 		"while (0)\n");
 	emit(e, "#define STAP_PRINTF(...) _stp_printf(__VA_ARGS__)\n");
+	/* the next overload of the function takes the call, as `next` in a script function */
+	emit(e, "#define STAP_NEXT do { c->next_called = true; goto out; } while (0)\n");
 	/* SystemTap before 1.8 spelled the result THIS->__retvalue; stap 4.8 still takes it */
 	emit(e, "#define THIS l\n");
 	emit(e, "static void %s(struct context *c)\n{\n", b->frame);
@@ -127,7 +129,7 @@ static void emit_embedded_function(struct emitter *e, struct body *b)
 	emit(e, "\t{\n");
 	emit_embedded_code(e, code);
 	emit(e, "\t}\n\tgoto out;\nout:\n\t;\n}\n");
-	emit(e, "#undef STAP_ERROR\n#undef STAP_PRINTF\n#undef THIS\n");
+	emit(e, "#undef STAP_ERROR\n#undef STAP_PRINTF\n#undef STAP_NEXT\n#undef THIS\n");
 	for (struct symbol *p = f->params; p; p = p->next)
 		emit(e, "#undef STAP_ARG_%s\n", p->name);
 	if (f->return_type != TYPE_UNKNOWN)
@@ -584,7 +586,7 @@ static struct body *translate_bodies(struct translator *t, int *nbodies)
 
 		b->function = f;
 		if (f->body)
-			translate_statement(b, f->body, 1);
+			translate_function_body(b, f);
 	}
 	for (struct probe_body *h = prog->bodies; h; h = h->next) {
 		struct body *b;
@@ -907,6 +909,7 @@ char *translate(struct session *s, struct program *prog)
 		free(bodies[i].frame);
 		free(bodies[i].locks);
 		free(bodies[i].stables);
+		free(bodies[i].stable_depth);
 		sb_free(&bodies[i].code);
 		strlist_free(&bodies[i].consts);
 	}

@@ -60,6 +60,11 @@ struct body {
 	struct strbuf code;		/* the translated statements */
 	int ntemps;			/* string temporaries */
 	int unique;			/* names of C temporaries */
+	int pending;			/* MAXACTION actions the code so far owes (charge()) */
+	int conditional;		/* > 0: in an operand that may not run (&&, ?:, a loop's test) */
+	bool entry_open;		/* a function's first lump is still to come: charged at entry */
+	bool counted;			/* a handler whose actions were counted at its start */
+	int entry_lump;			/* what it was */
 	const char *error_label;	/* where a soft error goes: "out" or a catch */
 	enum global_access *locks;	/* per global: the locks a probe takes */
 	/* a probe handler's lock regions (translate_handler()): per region, per global */
@@ -67,6 +72,9 @@ struct body {
 	int nregions;
 	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
 	int nstables;
+	/* per stable function: the depth of the block whose end forgets its value, or -1 */
+	int *stable_depth;
+	int block_depth;		/* of the statement being translated: 0 at the top */
 	/*
 	 * A handler's script strings and statement locations, as markers in CODE until
 	 * share_handlers() (translate.c) sees whether its C is another handler's but for them:
@@ -99,6 +107,9 @@ int new_temp(struct body *b);	/* a string temporary of the frame: l->_tmpN */
 
 /* translate_stmt.c: lines of C at DEPTH tabs into B's code */
 void translate_statement(struct body *b, struct node *n, int depth);
+void translate_part(struct body *b, struct node *n, int depth);
+void translate_function_body(struct body *b, struct function *f);
+void charge_call(struct body *b, struct node *call, struct function *f, struct strbuf *sb);
 void translate_handler(struct body *b, struct node *body, int depth);
 void body_line(struct body *b, int depth, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* A C literal LIT of B's (taken): itself, or a handler's marker for it (struct body) */

@@ -571,7 +571,10 @@ static char *plain_function_call(struct body *b, struct node *n);
  * A function whose embedded C says it is stable (its value does not change during a hit,
  * like pid()) and takes no argument is called once per hit of a probe: its value is kept
  * in the probe's frame, which each hit starts zeroed, as stap does.  Calls from script
- * functions are not kept (stap keeps only the probe's own).
+ * functions are not kept (stap keeps only the probe's own).  A value first kept inside a
+ * { } block is kept until the block ends, as in stap 4.8 (measured: a call in an if's
+ * block and another after the if call it twice; a call in a loop body that is no block,
+ * once): translate_statement() forgets it there.
  */
 static bool is_stable_call(struct body *b, struct node *n)
 {
@@ -593,8 +596,12 @@ static char *function_call(struct body *b, struct node *n)
 		;
 	if (k == b->nstables) {
 		b->stables = xrealloc(b->stables, (k + 1) * sizeof(*b->stables));
+		b->stable_depth = xrealloc(b->stable_depth, (k + 1) * sizeof(*b->stable_depth));
 		b->stables[b->nstables++] = n->func;
+		b->stable_depth[k] = -1;
 	}
+	if (b->stable_depth[k] < 0)
+		b->stable_depth[k] = b->block_depth;
 	call = plain_function_call(b, n);
 	if (n->func->return_type == TYPE_STRING)
 		kept = xasprintf("({ if (!l->_stable%d_set) { stp_string_copy(l->_stable%d, %s); "
@@ -606,6 +613,14 @@ static char *function_call(struct body *b, struct node *n)
 				 k, k, call, k, k);
 	free(call);
 	return kept;
+}
+
+/* Whether every overload of F (the last one kept) may pass the call on. */
+static bool may_pass_on(struct function *f)
+{
+	while (f->next_overload)
+		f = f->next_overload;
+	return may_pass_call_on(f);
 }
 
 static char *plain_function_call(struct body *b, struct node *n)
@@ -669,7 +684,14 @@ static char *plain_function_call(struct body *b, struct node *n)
 			sb_printf(&sb, "_ret%d = _f%d->__retvalue; ", id, id);
 		sb_puts(&sb, "} } ");
 	}
+	if (may_pass_on(first)) {	/* every overload ran `next` */
+		where = body_location(b, n->tok);
+		sb_printf(&sb, "if (!_done%d && likely(!c->last_error)) { c->last_stmt = %s; "
+			  "stp_soft_error(c, \"all functions exhausted\"); } ", id, where);
+		free(where);
+	}
 	sb_printf(&sb, "(void)_done%d; } } ", id);
+	charge_call(b, n, first, &sb);
 	if (has_value)
 		sb_printf(&sb, "_ret%d; ", id);
 	sb_puts(&sb, "})");
@@ -779,7 +801,9 @@ char *translate_expr(struct body *b, struct node *n)
 		return binary(b, n, comparison);
 	case ND_LOGICAL:
 		x = translate_expr(b, n->lhs);
+		b->conditional++;
 		y = translate_expr(b, n->rhs);
+		b->conditional--;
 		s = xasprintf("(s64)((%s) %s (%s))", x, n->op, y);
 		free(x);
 		free(y);
@@ -798,8 +822,10 @@ char *translate_expr(struct body *b, struct node *n)
 		return s;
 	case ND_TERNARY:
 		x = translate_expr(b, n->cond);
+		b->conditional++;
 		y = translate_expr(b, n->then);
 		z = translate_expr(b, n->els);
+		b->conditional--;
 		s = xasprintf("((%s) ? (%s) : (%s))", x, y, z);
 		free(x);
 		free(y);

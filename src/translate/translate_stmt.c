@@ -1,8 +1,8 @@
 /*
  * translate_stmt.c - pass 3: statements as lines of C in a handler or function body.
  *
- * Each statement (and each loop iteration) spends one MAXACTION unit; a soft error
- * unwinds to `out` (or to the enclosing catch).
+ * Each statement (and each loop iteration) spends one MAXACTION unit, charged in lumps as
+ * stap charges them (charge()); a soft error unwinds to `out` (or to the enclosing catch).
  */
 #include "translate.h"
 #include "emit.h"
@@ -52,21 +52,200 @@ char *body_location(struct body *b, struct token *tok)
 /* ---- statements ---- */
 
 /*
- * A statement names itself for error messages and spends an action, as stap counts them:
- * a while loop, a for loop without an initializer and a try block spend none (their
- * iterations and statements do).  Running out is the MAXACTION error at once, so a
- * function out of actions does not hand its caller a value; no catch takes it.
+ * MAXACTION, charged as stap 4.8 charges it (measured in the guest; doc/runtime.md): a
+ * statement spends one action and a loop iteration one, but the spending is written down
+ * in lumps, at the points where control flow may go elsewhere: an if, a loop or a try
+ * charges what is owed (with its own action) before it decides anything, a jump (break,
+ * continue, next, return) before it jumps, and the end of a block, a branch or a loop
+ * body what its statements owe after they ran.  The hit fails when its budget reaches 0,
+ * named at the place of the lump that spent it.  A for loop with an initializer spends
+ * two before its first iteration, a while loop one; the iteration that finds the
+ * condition false owes its action to the next lump after the loop.  stap's optimizer
+ * merges nested blocks and takes a block of one statement for that statement, so the
+ * places are those unless -u.  B->pending is what the code written so far owes.
  */
+static void charge(struct body *b, struct token *tok, int depth)
+{
+	char *where;
+
+	if (b->counted) {	/* the handler's whole count was checked at its start */
+		b->pending = 0;
+		return;
+	}
+	if (b->entry_open) {	/* always runs, and first: charged at the function's entry */
+		b->entry_open = false;
+		b->entry_lump = b->pending;
+		b->pending = 0;
+		return;
+	}
+	if (b->pending <= 0)
+		return;
+	where = body_location(b, tok);
+	body_line(b, depth, "if (unlikely((c->actions_remaining -= %d) <= 0) && "
+		  "stp_out_of_actions(c, %s))", b->pending, where);
+	body_line(b, depth + 1, "goto out;");
+	b->pending = 0;
+	free(where);
+}
+
+static bool calls_script_function(struct node *n, void *found)
+{
+	if (n->kind == ND_CALL && n->func && !n->func->embedded)
+		*(bool *)found = true;
+	return !*(bool *)found;
+}
+
+/*
+ * The actions of a handler without loops or calls of script functions: each statement
+ * but a block or a try, in every branch; -1 for any other handler.  stap 4.8 checks such
+ * a handler's count against the budget once, before it runs (measured: four println()s
+ * with a budget of 3 print nothing, "MAXACTION exceeded" without a place; with 4, all
+ * four and no error), and charges nothing while it runs.
+ */
+static int counted_actions(struct node *n)
+{
+	int total = 0, part;
+	bool calls = false;
+
+	for (; n; n = n->next) {
+		switch (n->kind) {
+		case ND_FOR:
+		case ND_FOREACH:
+			return -1;
+		case ND_NULL_STMT:
+			continue;
+		case ND_BLOCK:
+			part = counted_actions(n->body);
+			break;
+		case ND_IF:
+		case ND_TRY:
+			part = counted_actions(n->then);
+			if (part >= 0 && n->els) {
+				int els = counted_actions(n->els);
+
+				part = els < 0 ? -1 : part + els;
+			}
+			if (part >= 0 && n->kind == ND_IF)
+				part++;
+			break;
+		default:
+			part = 1;
+			break;
+		}
+		walk_nodes(n->kind == ND_IF ? n->cond : n->kind == ND_BLOCK || n->kind == ND_TRY ?
+			   NULL : n, calls_script_function, &calls);
+		if (part < 0 || calls)
+			return -1;
+		total += part;
+	}
+	return total;
+}
+
+/* Whether a function's body has a return statement. */
+static bool has_return(struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == ND_RETURN)
+			return true;
+		if ((n->kind == ND_BLOCK && has_return(n->body)) ||
+		    ((n->kind == ND_IF || n->kind == ND_FOR || n->kind == ND_FOREACH ||
+		      n->kind == ND_TRY) && (has_return(n->then) || has_return(n->els))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A function's actions, as stap charges them: its first lump at its entry, named at its
+ * name where it is defined, and a return's own action with the caller's lump after the
+ * call, named at the call (charge_call()).
+ */
+void translate_function_body(struct body *b, struct function *f)
+{
+	struct strbuf code;
+	char *where;
+
+	b->entry_open = true;
+	translate_part(b, f->body, 1);
+	b->entry_open = false;
+	if (b->entry_lump <= 0)
+		return;
+	code = b->code;
+	b->code = (struct strbuf){ 0 };
+	where = body_location(b, f->tok);
+	body_line(b, 1, "if (unlikely((c->actions_remaining -= %d) <= 0) && "
+		  "stp_out_of_actions(c, %s))", b->entry_lump, where);
+	body_line(b, 2, "goto out;");
+	sb_puts(&b->code, code.data ? code.data : "");
+	sb_free(&code);
+	free(where);
+}
+
+/*
+ * After a call of script function F that returns through a return statement: its
+ * return's action and what the caller owes, in SB's expression (where an operand may
+ * not run, only the return's: the caller's lump stays for a place that always runs).
+ */
+void charge_call(struct body *b, struct node *call, struct function *f, struct strbuf *sb)
+{
+	int amount;
+	char *where;
+
+	if (f->embedded || !f->body || !has_return(f->body->kind == ND_BLOCK ? f->body->body : f->body))
+		return;
+	amount = 1 + (b->conditional ? 0 : b->pending);
+	if (!b->conditional)
+		b->pending = 0;
+	where = body_location(b, call->tok);
+	sb_printf(sb, "if (likely(!c->last_error) && unlikely((c->actions_remaining -= %d) <= 0)) "
+		  "stp_out_of_actions(c, %s); ", amount, where);
+	free(where);
+}
+
+/* How many statements a block holds, nested blocks merged, empty ones left out; ONE gets
+ * the last of them. */
+static int block_statements(struct node *block, struct node **one)
+{
+	int count = 0;
+
+	for (struct node *s = block->body; s; s = s->next) {
+		if (s->kind == ND_BLOCK)
+			count += block_statements(s, one);
+		else if (s->kind != ND_NULL_STMT) {
+			*one = s;
+			count++;
+		}
+	}
+	return count;
+}
+
+/* The place a lump owed at the end of N is charged at: a block's, or the statement a
+ * block of one statement is. */
+static struct token *lump_place(struct body *b, struct node *n)
+{
+	struct node *one;
+
+	while (n->kind == ND_BLOCK && !b->t->session->unoptimized && block_statements(n, &one) == 1)
+		n = one;
+	return n->tok;
+}
+
+/* A loop body, a branch, a try or catch block, a function's body: its statements, then
+ * what they owe. */
+void translate_part(struct body *b, struct node *n, int depth)
+{
+	if (!n)
+		return;
+	translate_statement(b, n, depth);
+	charge(b, lump_place(b, n), depth);
+}
+
+/* A statement names itself for error messages (other than MAXACTION's). */
 static void statement_prologue(struct body *b, struct node *n, int depth)
 {
 	char *where = body_location(b, n->tok);
-	bool spends = !(n->kind == ND_TRY || (n->kind == ND_FOR && !n->init));
 
 	body_line(b, depth, "c->last_stmt = %s;", where);
-	if (spends) {
-		body_line(b, depth, "if (unlikely(--c->actions_remaining < 0) && stp_out_of_actions(c))");
-		body_line(b, depth + 1, "goto out;");
-	}
 	free(where);
 }
 
@@ -76,12 +255,33 @@ static void check_error(struct body *b, int depth)
 	body_line(b, depth + 1, "goto %s;", b->error_label);
 }
 
-/* Each loop iteration spends an action too, so an empty body still ends. */
+/* A loop's iteration owes an action, charged with its body's statements. */
 static void loop_prologue(struct body *b, int depth)
 {
 	check_error(b, depth);
-	body_line(b, depth, "if (unlikely(--c->actions_remaining < 0) && stp_out_of_actions(c))");
-	body_line(b, depth + 1, "goto out;");
+	b->pending = 1;
+}
+
+/* Whether a loop's body breaks out of it (not out of a loop inside it). */
+static bool breaks_out(struct node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case ND_BREAK:
+		return true;
+	case ND_BLOCK:
+		for (struct node *s = n->body; s; s = s->next)
+			if (breaks_out(s))
+				return true;
+		return false;
+	case ND_IF:
+		return breaks_out(n->then) || breaks_out(n->els);
+	case ND_TRY:
+		return breaks_out(n->then) || breaks_out(n->els);
+	default:
+		return false;
+	}
 }
 
 static void for_loop(struct body *b, struct node *n, int depth)
@@ -90,13 +290,22 @@ static void for_loop(struct body *b, struct node *n, int depth)
 	struct node *init_expr = n->init && n->init->kind == ND_EXPR_STMT ? n->init->lhs : n->init;
 	struct node *incr_expr = n->incr && n->incr->kind == ND_EXPR_STMT ? n->incr->lhs : n->incr;
 	char *init = init_expr ? translate_expr(b, init_expr) : NULL;
-	char *cond = n->cond ? translate_expr(b, n->cond) : NULL;
-	char *incr = incr_expr ? translate_expr(b, incr_expr) : NULL;
+	char *cond, *incr;
 
+	b->conditional++;	/* they run each turn, with other lumps owed */
+	cond = n->cond ? translate_expr(b, n->cond) : NULL;
+	incr = incr_expr ? translate_expr(b, incr_expr) : NULL;
+	b->conditional--;
+
+	bool breaks = breaks_out(n->then);
+
+	if (init)		/* the loop's own action is counted already */
+		b->pending++;
 	if (init) {
 		body_line(b, depth, "(void)%s;", init);
 		check_error(b, depth);
 	}
+	charge(b, n->tok, depth);
 	body_line(b, depth, "for (;; %s%s%s) {", incr ? "(void)(" : "", incr ? incr : "", incr ? ")" : "");
 	loop_prologue(b, depth + 1);
 	if (cond) {
@@ -104,11 +313,19 @@ static void for_loop(struct body *b, struct node *n, int depth)
 
 		body_line(b, depth + 1, "s64 _cond%d = %s;", id, cond);
 		check_error(b, depth + 1);
-		body_line(b, depth + 1, "if (!_cond%d)", id);
+		body_line(b, depth + 1, "if (!_cond%d) {", id);
+		/* the last iteration's action goes to the next lump, or here if a break
+		   may leave the loop owing nothing */
+		if (breaks) {
+			charge(b, n->tok, depth + 2);
+			b->pending = 1;
+		}
 		body_line(b, depth + 2, "break;");
+		body_line(b, depth + 1, "}");
 	}
-	translate_statement(b, n->then, depth + 1);
+	translate_part(b, n->then, depth + 1);
 	body_line(b, depth, "}");
+	b->pending = cond && !breaks ? 1 : 0;
 	free(init);
 	free(cond);
 	free(incr);
@@ -146,6 +363,7 @@ static void foreach_bucket(struct body *b, struct node *n, int depth)
 		free(limit);
 	}
 	check_error(b, depth + 1);
+	charge(b, n->tok, depth + 1);
 	body_line(b, depth + 1, "for (_b%d = 0; _s%d && _b%d < %s_stat.buckets%s; _b%d++) {", id, id, id,
 	     g->name, fe->limit ? xasprintf(" && _b%d < _limit%d", id, id) : "", id);
 	loop_prologue(b, depth + 2);
@@ -153,8 +371,9 @@ static void foreach_bucket(struct body *b, struct node *n, int depth)
 	if (fe->value)
 		assign_from_entry(b, fe->value, xasprintf("stp_stat_bucket(_s%d, &%s_stat, _b%d)",
 							  id, g->name, id), depth + 2);
-	translate_statement(b, n->then, depth + 2);
+	translate_part(b, n->then, depth + 2);
 	body_line(b, depth + 1, "}");
+	b->pending = 0;
 	body_line(b, depth, "}");
 	free(setup);
 	free(src);
@@ -203,6 +422,7 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 	if (fe->sort_key >= 0)
 		body_line(b, depth, "stp_map_sort(_m%d, %d, %d, %s);", id, fe->sort_key,
 		     fe->sort_direction, stat_aggregate(fe->sort_aggregate));
+	charge(b, n->tok, depth);
 	body_line(b, depth, "for (_e%d = stp_map_first(_m%d); _e%d; _e%d = stp_map_next(_m%d, _e%d)) {",
 	     id, id, id, id, id, id);
 	loop_prologue(b, depth + 1);
@@ -229,8 +449,9 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 		assign_from_entry(b, fe->value, value, depth + 1);
 		free(value);
 	}
-	translate_statement(b, n->then, depth + 1);
+	translate_part(b, n->then, depth + 1);
 	body_line(b, depth, "}");
+	b->pending = 0;
 	depth--;
 	body_line(b, depth, "}");
 }
@@ -282,9 +503,10 @@ static void try_catch(struct body *b, struct node *n, int depth)
 	const char *outer = b->error_label;
 	char *label = xasprintf("catch_%d", id);
 
+	charge(b, n->tok, depth);	/* a try spends nothing itself */
 	body_line(b, depth, "{");
 	b->error_label = label;
-	translate_statement(b, n->then, depth + 1);
+	translate_part(b, n->then, depth + 1);
 	b->error_label = outer;
 	body_line(b, depth + 1, "goto caught_%d;", id);
 	body_line(b, depth, "catch_%d:", id);
@@ -294,7 +516,8 @@ static void try_catch(struct body *b, struct node *n, int depth)
 	if (n->catch_var)
 		body_line(b, depth + 1, "stp_string_copy(l->l_%s, c->last_error);", n->catch_var->string);
 	body_line(b, depth + 1, "c->last_error = NULL;");
-	translate_statement(b, n->els, depth + 1);
+	b->pending = 0;
+	translate_part(b, n->els, depth + 1);
 	body_line(b, depth, "caught_%d:", id);
 	body_line(b, depth + 1, ";");
 	body_line(b, depth, "}");
@@ -308,18 +531,37 @@ void translate_statement(struct body *b, struct node *n, int depth)
 	if (!n)
 		return;
 	switch (n->kind) {
-	case ND_BLOCK:
+	case ND_BLOCK:		/* what it owes is charged by its part (translate_part()) */
+		b->block_depth++;
 		for (struct node *s = n->body; s; s = s->next)
 			translate_statement(b, s, depth);
+		for (int k = 0; k < b->nstables; k++)	/* a stable value first kept here */
+			if (b->stable_depth[k] == b->block_depth) {
+				body_line(b, depth, "l->_stable%d_set = 0;", k);
+				b->stable_depth[k] = -1;
+			}
+		b->block_depth--;
+		if (b->t->session->unoptimized)
+			charge(b, n->tok, depth);
 		return;
 	case ND_NULL_STMT:
 		return;
+	case ND_TRY:
+		break;
 	default:
+		b->pending++;
 		break;
 	}
 	statement_prologue(b, n, depth);
 	switch (n->kind) {
 	case ND_EXPR_STMT:
+		if (n->lhs->kind == ND_EMBEDDED_EXPR) {
+			/* `%{ CODE %}` as a statement is CODE as one, whatever its value:
+			   STAP_GLOBAL_SET_x(...) in it is a statement */
+			body_line(b, depth, "{ %s; }", n->lhs->string);
+			check_error(b, depth);
+			break;
+		}
 		x = translate_expr(b, n->lhs);
 		body_line(b, depth, "(void)%s;", x);
 		free(x);
@@ -328,16 +570,17 @@ void translate_statement(struct body *b, struct node *n, int depth)
 	case ND_IF: {
 		int id = b->unique++;
 
+		charge(b, n->tok, depth);
 		x = translate_expr(b, n->cond);
 		body_line(b, depth, "{");
 		body_line(b, depth + 1, "s64 _cond%d = %s;", id, x);
 		free(x);
 		check_error(b, depth + 1);
 		body_line(b, depth + 1, "if (_cond%d) {", id);
-		translate_statement(b, n->then, depth + 2);
+		translate_part(b, n->then, depth + 2);
 		if (n->els) {
 			body_line(b, depth + 1, "} else {");
-			translate_statement(b, n->els, depth + 2);
+			translate_part(b, n->els, depth + 2);
 		}
 		body_line(b, depth + 1, "}");
 		body_line(b, depth, "}");
@@ -350,9 +593,11 @@ void translate_statement(struct body *b, struct node *n, int depth)
 		foreach_loop(b, n, depth);
 		break;
 	case ND_BREAK:
+		charge(b, n->tok, depth);
 		body_line(b, depth, "break;");
 		break;
 	case ND_CONTINUE:
+		charge(b, n->tok, depth);
 		body_line(b, depth, "continue;");
 		break;
 	case ND_DELETE:
@@ -371,9 +616,13 @@ void translate_statement(struct body *b, struct node *n, int depth)
 			free(x);
 			check_error(b, depth);
 		}
+		if (b->function)	/* its own action is the caller's to charge */
+			b->pending--;
+		charge(b, n->tok, depth);
 		body_line(b, depth, "goto out;");
 		break;
 	case ND_NEXT:		/* in a function: the next overload takes the call */
+		charge(b, n->tok, depth);
 		if (b->function)
 			body_line(b, depth, "c->next_called = true;");
 		body_line(b, depth, "goto out;");
@@ -398,6 +647,14 @@ void translate_handler(struct body *b, struct node *body, int depth)
 {
 	struct node one = { 0 }, *first;
 	int open = -1;		/* the region being written, or -1 */
+	int counted = body ? counted_actions(body) : 0;
+
+	if (counted > 0) {
+		body_line(b, depth, "if (unlikely(c->actions_remaining < %d) && stp_out_of_actions(c, \"\"))",
+			  counted);
+		body_line(b, depth + 1, "goto out;");
+		b->counted = true;
+	}
 
 	if (body && body->kind == ND_BLOCK) {
 		first = body->body;
@@ -438,5 +695,6 @@ void translate_handler(struct body *b, struct node *body, int depth)
 		}
 		translate_statement(b, s, depth);
 	}
+	if (body)
+		charge(b, lump_place(b, body), depth);
 }
-
