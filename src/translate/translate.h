@@ -72,9 +72,7 @@ struct body {
 	int nregions;
 	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
 	int nstables;
-	/* per stable function: the depth of the block whose end forgets its value, or -1 */
-	int *stable_depth;
-	int block_depth;		/* of the statement being translated: 0 at the top */
+	bool *stable_kept;		/* per stable function: kept by the handler's statement */
 	/*
 	 * A handler's script strings and statement locations, as markers in CODE until
 	 * share_handlers() (translate.c) sees whether its C is another handler's but for them:

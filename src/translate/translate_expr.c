@@ -571,10 +571,10 @@ static char *plain_function_call(struct body *b, struct node *n);
  * A function whose embedded C says it is stable (its value does not change during a hit,
  * like pid()) and takes no argument is called once per hit of a probe: its value is kept
  * in the probe's frame, which each hit starts zeroed, as stap does.  Calls from script
- * functions are not kept (stap keeps only the probe's own).  A value first kept inside a
- * { } block is kept until the block ends, as in stap 4.8 (measured: a call in an if's
- * block and another after the if call it twice; a call in a loop body that is no block,
- * once): translate_statement() forgets it there.
+ * functions are not kept (stap keeps only the probe's own).  A value is kept for the
+ * handler's statement (at its top) that asked for it, as in stap 4.8 (measured: a call
+ * inside an if and another after the if call it twice; calls in loops nested in one if,
+ * once): translate_handler() forgets it after that statement.
  */
 static bool is_stable_call(struct body *b, struct node *n)
 {
@@ -596,12 +596,10 @@ static char *function_call(struct body *b, struct node *n)
 		;
 	if (k == b->nstables) {
 		b->stables = xrealloc(b->stables, (k + 1) * sizeof(*b->stables));
-		b->stable_depth = xrealloc(b->stable_depth, (k + 1) * sizeof(*b->stable_depth));
+		b->stable_kept = xrealloc(b->stable_kept, (k + 1) * sizeof(*b->stable_kept));
 		b->stables[b->nstables++] = n->func;
-		b->stable_depth[k] = -1;
 	}
-	if (b->stable_depth[k] < 0)
-		b->stable_depth[k] = b->block_depth;
+	b->stable_kept[k] = true;
 	call = plain_function_call(b, n);
 	if (n->func->return_type == TYPE_STRING)
 		kept = xasprintf("({ if (!l->_stable%d_set) { stp_string_copy(l->_stable%d, %s); "

@@ -532,15 +532,8 @@ void translate_statement(struct body *b, struct node *n, int depth)
 		return;
 	switch (n->kind) {
 	case ND_BLOCK:		/* what it owes is charged by its part (translate_part()) */
-		b->block_depth++;
 		for (struct node *s = n->body; s; s = s->next)
 			translate_statement(b, s, depth);
-		for (int k = 0; k < b->nstables; k++)	/* a stable value first kept here */
-			if (b->stable_depth[k] == b->block_depth) {
-				body_line(b, depth, "l->_stable%d_set = 0;", k);
-				b->stable_depth[k] = -1;
-			}
-		b->block_depth--;
 		if (b->t->session->unoptimized)
 			charge(b, n->tok, depth);
 		return;
@@ -694,6 +687,11 @@ void translate_handler(struct body *b, struct node *body, int depth)
 			}
 		}
 		translate_statement(b, s, depth);
+		for (int k = 0; k < b->nstables; k++)	/* a stable value kept by this statement */
+			if (b->stable_kept[k]) {
+				body_line(b, depth, "l->_stable%d_set = 0;", k);
+				b->stable_kept[k] = false;
+			}
 	}
 	if (body)
 		charge(b, lump_place(b, body), depth);
