@@ -296,11 +296,13 @@ static size_t stp_char_start(const unsigned char *buf, size_t end)
 /*
  * Rewrites the N bytes at BUF (a buffer of SIZE) in place as escapes (stp_escape_char()),
  * at most MAXLEN characters (0: no limit but SIZE), in double quotes if FLAGS has
- * STP_ESCAPE_QUOTED.  Escapes are kept from the start as long as they fit; quoted, as
- * stap does, a character at a time: each one but the string's very last must leave room
- * for the "..." that a cut string ends in after its closing quote (so `""...` even where
- * MAXLEN is less than 5), and a cut may fall inside an escape (stap 4.8 ends "ab"
- * cut to 8 as `"ab"...`; measured).  With STP_ESCAPE_WHOLE a string that fits whole is kept whole
+ * STP_ESCAPE_QUOTED.  Escapes are kept from the start as long as they fit, a whole one
+ * at a time; quoted, as stap does, each one but the string's last must leave room for
+ * the "..." that a cut string ends in after its closing quote (so `""...` even where
+ * MAXLEN is less than 5).  With STP_ESCAPE_BYTEWISE (user_string_n_quoted()'s outlen, as
+ * stap 4.8 cuts it, measured) that holds for each character of an escape too, the
+ * string's very last one excepted, and a cut may fall inside an octal escape ("ab\001"
+ * cut to 8 is `"ab\"...`).  With STP_ESCAPE_WHOLE a string that fits whole is kept whole
  * (text_strn("1234567890", 12, 1) is "1234567890" in stap 4.8, where the readers'
  * user_string_n_quoted(p, 3, 5) of "/tmp" is ""...).  Each escape is at least as long
  * as what it stands for, so filling from the end never overwrites input not yet read.
@@ -312,6 +314,7 @@ static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, s
 	const unsigned char *in = (const unsigned char *)buf;
 	size_t limit = size - 1, kept = 0, out = 0, pos, i, used, budget, partial = 0;
 	bool quoted = flags & STP_ESCAPE_QUOTED, cut = false, whole = false;
+	bool bytewise = quoted && (flags & STP_ESCAPE_BYTEWISE);
 	char part[10];
 
 	if (maxlen && maxlen < limit)
@@ -325,16 +328,19 @@ static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, s
 	}
 	for (i = 0; i < n; i += used) {
 		size_t w = stp_escape_char(in + i, n - i, NULL, &used);
-		/* the dots' room after each character but the string's very last */
-		size_t dots = !quoted || whole ? 0 : i + used < n ? 3 : w > 1 ? 2 : 0;
+		/* the dots' room after each character but the string's (very) last */
+		size_t dots = !quoted || whole ? 0 : i + used < n ? 3 : bytewise && w > 1 ? 2 : 0;
 
-		if (quoted && !whole && out + w + dots > budget) {
+		if (bytewise && !whole && out + w + dots > budget) {
 			/* the escape's characters that fit, each leaving room for the dots */
 			partial = budget > out + 3 ? budget - out - 3 : 0;
 			if (partial >= w)
 				partial = w - 1;
-			if (partial)
+			if (partial) {
 				stp_escape_char(in + i, n - i, part, &used);
+				if (part[1] == 'u' || part[1] == 'U')	/* a character: whole */
+					partial = 0;
+			}
 			cut = true;
 			break;
 		}

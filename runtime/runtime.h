@@ -312,6 +312,7 @@ static __maybe_unused long stp_read_utf_string(struct context *c, char *dst, uns
  * text_strn() and the *_quoted tapset functions. */
 #define STP_ESCAPE_QUOTED	1u
 #define STP_ESCAPE_WHOLE	2u
+#define STP_ESCAPE_BYTEWISE	4u	/* cut a character at a time (memory.c) */
 static __maybe_unused size_t stp_text_escape(char *buf, size_t n, size_t size, size_t maxlen,
 					     unsigned int flags);
 
