@@ -324,6 +324,7 @@ static void for_loop(struct body *b, struct node *n, int depth)
 		body_line(b, depth + 1, "}");
 	}
 	translate_part(b, n->then, depth + 1);
+	charge(b, n->tok, depth + 1);	/* no body: the iteration's own, never skipped */
 	body_line(b, depth, "}");
 	b->pending = cond && !breaks ? 1 : 0;
 	free(init);
@@ -372,6 +373,7 @@ static void foreach_bucket(struct body *b, struct node *n, int depth)
 		assign_from_entry(b, fe->value, xasprintf("stp_stat_bucket(_s%d, &%s_stat, _b%d)",
 							  id, g->name, id), depth + 2);
 	translate_part(b, n->then, depth + 2);
+	charge(b, n->tok, depth + 2);
 	body_line(b, depth + 1, "}");
 	b->pending = 0;
 	body_line(b, depth, "}");
@@ -450,6 +452,7 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 		free(value);
 	}
 	translate_part(b, n->then, depth + 1);
+	charge(b, n->tok, depth + 1);
 	body_line(b, depth, "}");
 	b->pending = 0;
 	depth--;
