@@ -63,8 +63,8 @@ struct body {
 	int pending;			/* MAXACTION actions the code so far owes (charge()) */
 	int conditional;		/* > 0: in an operand that may not run (&&, ?:, a loop's test) */
 	bool entry_open;		/* a function's first lump is still to come: charged at entry */
+	int entry_lump;			/* that lump, once known */
 	bool counted;			/* a handler whose actions were counted at its start */
-	int entry_lump;			/* what it was */
 	const char *error_label;	/* where a soft error goes: "out" or a catch */
 	enum global_access *locks;	/* per global: the locks a probe takes */
 	/* a probe handler's lock regions (translate_handler()): per region, per global */
