@@ -141,18 +141,10 @@ static int counted_actions(struct node *n)
 	return total;
 }
 
-/* Whether a function's body has a return statement. */
-static bool has_return(struct node *n)
+static bool is_return(struct node *n, void *found)
 {
-	for (; n; n = n->next) {
-		if (n->kind == ND_RETURN)
-			return true;
-		if ((n->kind == ND_BLOCK && has_return(n->body)) ||
-		    ((n->kind == ND_IF || n->kind == ND_FOR || n->kind == ND_FOREACH ||
-		      n->kind == ND_TRY) && (has_return(n->then) || has_return(n->els))))
-			return true;
-	}
-	return false;
+	*(bool *)found |= n->kind == ND_RETURN;
+	return !*(bool *)found;
 }
 
 /*
@@ -188,10 +180,14 @@ void translate_function_body(struct body *b, struct function *f)
  */
 void charge_call(struct body *b, struct node *call, struct function *f, struct strbuf *sb)
 {
+	bool returns = false;
 	int amount;
 	char *where;
 
-	if (f->embedded || !f->body || !has_return(f->body->kind == ND_BLOCK ? f->body->body : f->body))
+	if (f->embedded || !f->body)
+		return;
+	walk_nodes(f->body, is_return, &returns);
+	if (!returns)
 		return;
 	amount = 1 + (b->conditional ? 0 : b->pending);
 	if (!b->conditional)
