@@ -115,6 +115,9 @@ struct string_set {
 uint32_t string_set_add(struct string_set *set, const char *name);
 void string_set_free(struct string_set *set);
 int compare_strings(const void *a, const void *b);
+/* Sorts as C++'s std::sort of GNU libstdc++ does (introsort, not stable), so that equal
+ * items end in the order stap's do where stap sorts with it. */
+void cxx_sort(void **items, size_t n, bool (*less)(const void *a, const void *b));
 int compare_strings_by_length(const void *a, const void *b);
 char *command_text(const struct strlist *argv);
 void show_command(const struct strlist *argv);

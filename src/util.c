@@ -572,6 +572,163 @@ void strlist_add(struct strlist *l, const char *s)
 }
 
 /* For qsort of char *: by strcmp. */
+/*
+ * std::sort as GNU libstdc++ implements it: quicksort (median of three moved to the
+ * front, unguarded partition) down to runs of 16, heapsort past a depth of 2 log2(n),
+ * then one insertion sort.  Equal items end in a particular, unstable order; stap sorts
+ * its begin/end/error probes so, and users see that order when many share a sequence.
+ */
+enum { CXX_SORT_RUN = 16 };
+
+typedef bool cxx_less(const void *a, const void *b);
+
+static void swap_items(void **a, void **b)
+{
+	void *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Moves the median of *a, *b and *c to *result. */
+static void median_to_first(void **result, void **a, void **b, void **c, cxx_less *less)
+{
+	if (less(*a, *b)) {
+		if (less(*b, *c))
+			swap_items(result, b);
+		else if (less(*a, *c))
+			swap_items(result, c);
+		else
+			swap_items(result, a);
+	} else if (less(*a, *c)) {
+		swap_items(result, a);
+	} else if (less(*b, *c)) {
+		swap_items(result, c);
+	} else {
+		swap_items(result, b);
+	}
+}
+
+/* Partitions [first, last) around *pivot, which lies before first; returns the cut. */
+static void **unguarded_partition(void **first, void **last, void **pivot, cxx_less *less)
+{
+	for (;;) {
+		while (less(*first, *pivot))
+			first++;
+		last--;
+		while (less(*pivot, *last))
+			last--;
+		if (first >= last)
+			return first;
+		swap_items(first, last);
+		first++;
+	}
+}
+
+/* Sifts VALUE down from HOLE in the heap items[0..len), then back up to no higher than TOP. */
+static void adjust_heap(void **items, size_t hole, size_t len, void *value, cxx_less *less)
+{
+	size_t top = hole, child = hole, parent;
+
+	while (len > 2 && child < (len - 1) / 2) {
+		child = 2 * (child + 1);
+		if (less(items[child], items[child - 1]))
+			child--;
+		items[hole] = items[child];
+		hole = child;
+	}
+	if ((len & 1) == 0 && child == (len - 2) / 2) {
+		child = 2 * (child + 1);
+		items[hole] = items[child - 1];
+		hole = child - 1;
+	}
+	parent = hole ? (hole - 1) / 2 : 0;
+	while (hole > top && less(items[parent], value)) {
+		items[hole] = items[parent];
+		hole = parent;
+		parent = hole ? (hole - 1) / 2 : 0;
+	}
+	items[hole] = value;
+}
+
+static void heap_sort(void **items, size_t len, cxx_less *less)
+{
+	if (len < 2)
+		return;
+	for (size_t parent = (len - 2) / 2;; parent--) {
+		adjust_heap(items, parent, len, items[parent], less);
+		if (parent == 0)
+			break;
+	}
+	while (len > 1) {
+		void *value = items[--len];
+
+		items[len] = items[0];
+		adjust_heap(items, 0, len, value, less);
+	}
+}
+
+static void introsort_loop(void **first, void **last, int depth, cxx_less *less)
+{
+	while (last - first > CXX_SORT_RUN) {
+		void **cut;
+
+		if (depth == 0) {
+			heap_sort(first, (size_t)(last - first), less);
+			return;
+		}
+		depth--;
+		median_to_first(first, first + 1, first + (last - first) / 2, last - 1, less);
+		cut = unguarded_partition(first + 1, last, first, less);
+		introsort_loop(cut, last, depth, less);
+		last = cut;
+	}
+}
+
+/* Moves *at down past the items greater than it (something before them is not). */
+static void unguarded_insert(void **at, cxx_less *less)
+{
+	void *value = *at;
+
+	while (less(value, at[-1])) {
+		*at = at[-1];
+		at--;
+	}
+	*at = value;
+}
+
+static void insertion_sort(void **first, void **last, cxx_less *less)
+{
+	for (void **i = first + 1; i < last; i++) {
+		if (less(*i, *first)) {
+			void *value = *i;
+
+			memmove(first + 1, first, (size_t)(i - first) * sizeof(*first));
+			*first = value;
+		} else {
+			unguarded_insert(i, less);
+		}
+	}
+}
+
+void cxx_sort(void **items, size_t n, bool (*less)(const void *a, const void *b))
+{
+	int log2n = 0;
+
+	if (n < 2)
+		return;
+	while ((n >> (log2n + 1)) != 0)
+		log2n++;
+	introsort_loop(items, items + n, 2 * log2n, less);
+	if (n > CXX_SORT_RUN) {
+		insertion_sort(items, items + CXX_SORT_RUN, less);
+		for (void **i = items + CXX_SORT_RUN; i < items + n; i++)
+			unguarded_insert(i, less);
+	} else {
+		insertion_sort(items, items + n, less);
+	}
+}
+
 int compare_strings(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -3,8 +3,8 @@
  *
  * begin probes run when the session starts, end probes when it ends in order, error
  * probes when it ends because of an error (instead of end); each kind sorted by N
- * (default 0) and then by its order in the script.  never probes are checked like any
- * other and never run.  Runtime glue: runtime/begin_end.c.
+ * (default 0) and, among equal N, in the order stap's sort leaves them (run_order()).
+ * never probes are checked like any other and never run.  Runtime glue: runtime/begin_end.c.
  */
 #include "elaborate/elaborate.h"
 #include "translate/emit.h"
@@ -32,44 +32,57 @@ static bool begin_end_build(struct elaborator *el, struct probe_point *pp,
 	return true;
 }
 
-static bool is_kind(struct derived_probe *dp, const char *name)
+static bool runs_earlier(const void *a, const void *b)
 {
-	return dp->family == &begin_end_family &&
-	       strcmp(probe_point_first_name(dp->point), name) == 0;
+	return ((const struct derived_probe *)a)->sequence <
+	       ((const struct derived_probe *)b)->sequence;
 }
 
-/* Emits the table of NAME probes sorted by sequence (stable); returns how many. */
-static int emit_table(struct emitter *e, struct program *prog, const char *name)
+/*
+ * The begin, end and error probes in the order they run: stap sorts the three kinds
+ * together by sequence number with C++'s std::sort, which is not stable: of more than 16
+ * such probes, those with one number run in an order of its making (of 28 begin probes
+ * with a begin(-1) before and a begin(1) after them, the first and then the others from
+ * the last up).  NULL-terminated.
+ */
+static struct derived_probe **run_order(struct program *prog)
+{
+	struct derived_probe **sorted = xcalloc(prog->nprobes + 1, sizeof(*sorted));
+	size_t count = 0;
+
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+		if (dp->family == &begin_end_family &&
+		    strcmp(probe_point_first_name(dp->point), "never") != 0)
+			sorted[count++] = dp;
+	cxx_sort((void **)sorted, count, runs_earlier);
+	return sorted;
+}
+
+/* Emits the table of NAME probes in their order in SORTED; returns how many. */
+static int emit_table(struct emitter *e, struct derived_probe **sorted, const char *name)
 {
 	int count = 0;
-	struct derived_probe **sorted = xcalloc(prog->nprobes, sizeof(*sorted));
 
-	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		int i;
-
-		if (!is_kind(dp, name))
+	for (struct derived_probe **dp = sorted; *dp; dp++) {
+		if (strcmp(probe_point_first_name((*dp)->point), name) != 0)
 			continue;
-		/* insertion sort keeps script order among equal sequence numbers */
-		for (i = count; i > 0 && sorted[i - 1]->sequence > dp->sequence; i--)
-			sorted[i] = sorted[i - 1];
-		sorted[i] = dp;
-		count++;
+		if (count++ == 0)
+			emit(e, "static const struct stp_probe *const stp_%s_probes[] = {\n", name);
+		emit(e, "\t&stp_probes[%d],\n", (*dp)->index);
 	}
-	if (count) {
-		emit(e, "static const struct stp_probe *const stp_%s_probes[] = {\n", name);
-		for (int i = 0; i < count; i++)
-			emit(e, "\t&stp_probes[%d],\n", sorted[i]->index);
+	if (count)
 		emit(e, "};\n\n");
-	}
-	free(sorted);
 	return count;
 }
 
 static void begin_end_emit(struct emitter *e, struct program *prog)
 {
-	int begins = emit_table(e, prog, "begin");
-	int ends = emit_table(e, prog, "end");
-	int errors = emit_table(e, prog, "error");
+	struct derived_probe **sorted = run_order(prog);
+	int begins = emit_table(e, sorted, "begin");
+	int ends = emit_table(e, sorted, "end");
+	int errors = emit_table(e, sorted, "error");
+
+	free(sorted);
 
 	emit(e, "static int stp_register_begin_end(void)\n{\n");
 	if (begins)
