@@ -481,6 +481,13 @@ static void put_literal(struct strbuf *sb, const char *text, int temp)
 	free(lit);
 }
 
+/* Whether a printf FORMAT may read memory (%m, %M), or is not known until it runs. */
+static bool reads_memory(struct node *format)
+{
+	return format->kind != ND_STRING || strchr(format->string, 'm') ||
+	       strchr(format->string, 'M');
+}
+
 static char *print_call(struct body *b, struct node *n)
 {
 	struct strbuf sb = { 0 };
@@ -519,11 +526,19 @@ static char *print_call(struct body *b, struct node *n)
 		for (struct node *a = n->args->next; a; a = a->next, i++)
 			sb_printf(&sb, "_a%d[%d].%c = _p%d_%d; ", id, i,
 				  a->type == TYPE_STRING ? 's' : 'l', id, i + 1);
+		char *where = reads_memory(n->args) ? body_location(b, n->tok) : NULL;
+
+		if (where)	/* stap names printf/sprintf for a %m that faults */
+			sb_printf(&sb, "const char *_w%d = c->last_stmt; c->last_stmt = %s; ",
+				  id, where);
 		if (temp < 0)
 			sb_printf(&sb, "stp_printf_args(_p%d_0, _a%d, %d); ", id, id, nargs - 1);
 		else
 			sb_printf(&sb, "stp_format(l->_tmp%d, MAXSTRINGLEN, _p%d_0, _a%d, %d); ",
 				  temp, id, id, nargs - 1);
+		if (where)
+			sb_printf(&sb, "if (likely(!c->last_error)) c->last_stmt = _w%d; ", id);
+		free(where);
 	} else {
 		struct node *a = n->args;
 
