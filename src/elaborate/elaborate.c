@@ -107,6 +107,8 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		infer_types(&el);
 	if (el.errors == 0 && !s->unoptimized)
 		drop_unreachable_overloads(&el);
+	else if (el.errors == 0)
+		drop_uncalled_functions(&el);
 	if (el.errors == 0)
 		check_foreach_changes(&el);
 	if (el.errors == 0)

@@ -187,6 +187,7 @@ void resolve_global_arity(struct elaborator *el, struct symbol *sym, int arity,
 void optimize(struct elaborator *el, bool elide);
 struct symbol *pragma_global(struct elaborator *el, const char *name, size_t len);
 void drop_unreachable_overloads(struct elaborator *el);
+void drop_uncalled_functions(struct elaborator *el);
 
 /* tapset.c: which library file defines what */
 enum tapset_definition_kind { TAPSET_FUNCTION, TAPSET_ALIAS, TAPSET_GLOBAL };

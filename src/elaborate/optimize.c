@@ -1,5 +1,6 @@
 /*
- * optimize.c - pass 2's optimizer (stap -u leaves only the folding of constants).
+ * optimize.c - pass 2's optimizer (stap -u leaves only the folding of constants, and an
+ * expression statement split into its parts, as stap splits it whatever -u says).
  *
  * Rounds until nothing changes, each in two walks over the probe handlers and then the
  * functions (stap's order, so the warnings come in the order its users know):
@@ -398,6 +399,23 @@ static void keep_effects(struct node *n, struct node ***tail)
 		keep_effects(a, tail);
 }
 
+/* With -u: appends to *tail a statement for each part of N, effects or not (stap keeps
+ * "1 + x;" as "1; x;"). */
+static void keep_parts(struct node *n, struct node ***tail)
+{
+	if (!n)
+		return;
+	if (!value_only(n)) {
+		**tail = expression_statement(n, n->tok);
+		*tail = &(**tail)->next;
+		return;
+	}
+	keep_parts(n->lhs, tail);
+	keep_parts(n->rhs, tail);
+	for (struct node *a = n->args; a; a = a->next)
+		keep_parts(a, tail);
+}
+
 /* A foreach that does nothing: its body (if any) and limit have no effects, and its
  * variables are not read after it (as stap, which drops such a loop). */
 static bool inert_foreach(struct node *s)
@@ -433,6 +451,15 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		    (s->lhs->kind == ND_LOGICAL && (strcmp(s->lhs->op, "&&") == 0 ||
 						    strcmp(s->lhs->op, "||") == 0)))
 			return optimize_statement(o, as_if_statement(s));
+		if (!o->elide && value_only(s->lhs)) {	/* -u: "f(x);" of a pure f is "x;" */
+			struct node *block = xcalloc(1, sizeof(*block)), **tail = &block->body;
+
+			block->kind = ND_BLOCK;
+			block->tok = s->tok;
+			keep_parts(s->lhs, &tail);
+			o->changed = true;
+			return optimize_statement(o, block);
+		}
 		optimize_expr(o, s->lhs);
 		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
 		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
@@ -687,8 +714,9 @@ static void drop_unused_locals(struct elaborator *el, struct symbol **lp)
 	}
 }
 
-/* Drops functions, globals and locals nothing refers to any more. */
-static void drop_unused(struct elaborator *el)
+/* Drops functions nothing calls any more and, with VARIABLES too, the globals and locals
+ * nothing refers to. */
+static void drop_unused(struct elaborator *el, bool variables)
 {
 	struct function **fp;
 	struct symbol **gp;
@@ -728,6 +756,8 @@ static void drop_unused(struct elaborator *el)
 			el->prog->nfunctions--;
 		}
 	}
+	if (!variables)
+		return;
 	for (gp = &el->prog->globals; *gp;) {
 		if ((*gp)->still_used) {
 			gp = &(*gp)->next_used;
@@ -826,10 +856,19 @@ void drop_unreachable_overloads(struct elaborator *el)
 	for (struct function *f = el->prog->functions; f; f = f->next_used)
 		if (f->next_overload && !may_pass_call_on(f))
 			f->next_overload = NULL;
-	drop_unused(el);
+	drop_unused(el, true);
 }
 
-/* With ELIDE false (-u), constants fold and dead branches go, but nothing else does. */
+/* With -u, after the types: the functions no longer called go (stap -u keeps unused
+ * variables, typed by what no longer runs, but not such functions). */
+void drop_uncalled_functions(struct elaborator *el)
+{
+	drop_unused(el, false);
+}
+
+/* With ELIDE false (-u), constants fold, dead branches go and an expression statement is
+ * split into its parts (a call of a function without effects into its arguments), but
+ * nothing else goes (drop_uncalled_functions() after the types). */
 void optimize(struct elaborator *el, bool elide)
 {
 	struct optimizer o = { .el = el, .elide = elide };
@@ -841,11 +880,11 @@ void optimize(struct elaborator *el, bool elide)
 		optimize_bodies(&o, ELIDE_ASSIGNMENTS);
 		optimize_bodies(&o, ELIDE_STATEMENTS);
 		if (elide)
-			drop_unused(el);
+			drop_unused(el, true);
 		o.round++;
 	} while (o.changed);
 	/* what only the handlers dropped used goes too (a function they alone called,
 	 * whose parameters nothing else would give a type) */
 	if (elide && drop_inert_handlers(el))
-		drop_unused(el);
+		drop_unused(el, true);
 }

@@ -100,7 +100,8 @@ static bool calls_script_function(struct node *n, void *found)
  * but a block or a try, in every branch; -1 for any other handler.  stap 4.8 checks such
  * a handler's count against the budget once, before it runs (measured: four println()s
  * with a budget of 3 print nothing, "MAXACTION exceeded" without a place; with 4, all
- * four and no error), and charges nothing while it runs.
+ * four and no error), and charges nothing while it runs.  Not with -u (measured: the
+ * handler runs, then its block's lump fails).
  */
 static int counted_actions(struct node *n)
 {
@@ -639,7 +640,8 @@ void translate_handler(struct body *b, struct node *body, int depth)
 {
 	struct node one = { 0 }, *first;
 	int open = -1;		/* the region being written, or -1 */
-	int counted = body ? counted_actions(body) : 0;
+	/* stap -u charges such a handler as any other, after its statements ran */
+	int counted = body && !b->t->session->unoptimized ? counted_actions(body) : 0;
 
 	if (counted > 0) {
 		body_line(b, depth, "if (unlikely(c->actions_remaining < %d) && stp_out_of_actions(c, \"\"))",
