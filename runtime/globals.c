@@ -153,6 +153,14 @@ static __maybe_unused void stp_aggregation_overflow(struct context *c,
 	stp_map_overflow(c, "Array", d);
 }
 
+/* foreach over an array of statistics whose CPUs' keys together are more than it holds:
+ * stap names the global by its C name there ("aggregation overflow in
+ * global(s___global_stat)", compared in the guest). */
+static __maybe_unused void stp_merge_overflow(struct context *c, const struct stp_map_desc *d)
+{
+	stp_soft_error(c, "aggregation overflow in global(s___global_%s)", d->name);
+}
+
 /* A histogram of ST (NULL: an element never added to) can be drawn or read: else
  * stap's "empty aggregate" error, placed at WHERE if not NULL. */
 static __maybe_unused bool stp_stat_nonempty(struct context *c, const struct stp_stat *st,

@@ -401,7 +401,7 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 	if (g->is_stats) {
 		/* the CPUs' keys together may be more than the array holds: stap's error */
 		body_line(b, depth, "if (unlikely(stp_pmap_overflowed(%s)))", g->name);
-		body_line(b, depth + 1, "stp_array_overflow(c, &%s_desc);", g->name);
+		body_line(b, depth + 1, "stp_merge_overflow(c, &%s_desc);", g->name);
 		check_error(b, depth);
 	}
 	if (fe->limit) {
