@@ -1112,10 +1112,8 @@ void resolve_program(struct elaborator *el)
 		derive_tapset_probes(el);
 	} while (*next || *next_body);
 	resolve_conditions(el);
-	/* a global's initial value counts as writing it */
-	for (struct symbol *g = el->prog->globals; g; g = g->next_used)
-		if (g->init)
-			g->written = true;
+	/* a global's initial value does not count as writing it: stap prints at the end a
+	 * global the script (or embedded C's pragma:write) assigns, not one only initialized */
 }
 
 /* --dump-functions: every function of the program's files used, then resolved. */
