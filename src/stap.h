@@ -415,6 +415,8 @@ struct node {
 	char *raw;		/* ND_STRING as stap keeps it (or NULL) */
 	bool prefix;		/* ND_INCREMENT: ++x rather than x++ */
 	bool from_value_statement;	/* ND_IF, ND_EXPR_STMT made of "a && b;" (optimize.c) */
+	bool branches_pending;	/* ND_IF, ND_TERNARY on an autocast's @defined: resolved
+				   once it is decided (resolve.c) */
 	enum print_kind print;	/* ND_PRINT */
 	/* ND_TARGET, ND_CAST, ND_AT_VAR, ND_AUTOCAST */
 	struct target_component *components;

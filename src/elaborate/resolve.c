@@ -479,6 +479,33 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 }
 
 /* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
+/* The locals a branch whose resolution waits assigns, in their order (as stap lists them:
+ * it resolves names before it decides @defined). */
+struct waiting_branch {
+	struct elaborator *el;
+	struct scope *sc;
+};
+
+static bool declare_assigned_locals(struct node *n, void *arg)
+{
+	struct waiting_branch *wb = arg;
+	struct scope *sc = wb->sc;
+	struct node *v = n->lhs;
+
+	if (n->kind == ND_ASSIGN && v->kind == ND_VAR && !find_symbol(*sc->locals, v->string) &&
+	    !(sc->function && find_symbol(sc->function->params, v->string)) &&
+	    !find_global(wb->el, v->string, sc->file))
+		new_local(sc, v);
+	return true;
+}
+
+static bool has_pending_defined(struct node *n, void *arg)
+{
+	if (n->kind == ND_DEFINED && n->lhs->kind == ND_AUTOCAST)
+		*(bool *)arg = true;
+	return true;
+}
+
 static void keep_branch(struct node *n, struct node *branch)
 {
 	struct node *next = n->next;
@@ -761,11 +788,24 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		int decided_before = el->defined_decided;
 		int64_t value;
 
+		bool pending = false;
+
 		resolve(el, sc, n->cond);
 		if (el->defined_decided != decided_before && constant_value(n->cond, &value)) {
 			walk_nodes(value ? n->els : n->then, mark_mentioned, sc);
 			keep_branch(n, value ? n->then : n->els);
 			resolve(el, sc, n);
+			return;
+		}
+		/* on an autocast's @defined, decided once the types spread: the branch that
+		 * cannot run may name what does not resolve (stap drops it quietly) */
+		walk_nodes(n->cond, has_pending_defined, &pending);
+		if (pending && !sc->in_entry) {
+			struct waiting_branch wb = { el, sc };
+
+			n->branches_pending = true;
+			walk_nodes(n->then, declare_assigned_locals, &wb);
+			walk_nodes(n->els, declare_assigned_locals, &wb);
 			return;
 		}
 		resolve(el, sc, n->then);
@@ -919,6 +959,10 @@ static bool spread_visit(struct node *n, void *arg)
 {
 	struct autocast_walk *w = arg;
 
+	if (n->branches_pending) {	/* not resolved yet */
+		walk_nodes(n->cond, spread_visit, arg);
+		return false;
+	}
 	w->progress += spread_value_type(n, w->function);
 	return true;
 }
@@ -938,9 +982,26 @@ static bool autocast_visit(struct node *n, void *arg)
 
 		walk_nodes(n->cond, autocast_visit, arg);
 		if (w->el->defined_decided != decided_before && constant_value(n->cond, &value)) {
+			bool pending = n->branches_pending;
+
 			keep_branch(n, value ? n->then : n->els);
+			if (pending && n->kind != ND_NULL_STMT)
+				resolve_rewritten(w->el, w->handler, w->function, n);
 			walk_nodes(n, autocast_visit, arg);
 			return false;
+		}
+		if (n->branches_pending) {
+			bool still = false;
+
+			walk_nodes(n->cond, has_pending_defined, &still);
+			if (still)
+				return false;	/* not yet */
+			n->branches_pending = false;	/* decided, but not alone: both */
+			w->progress++;
+			if (n->then)
+				resolve_rewritten(w->el, w->handler, w->function, n->then);
+			if (n->els)
+				resolve_rewritten(w->el, w->handler, w->function, n->els);
 		}
 		walk_nodes(n->then, autocast_visit, arg);
 		walk_nodes(n->els, autocast_visit, arg);
