@@ -909,7 +909,7 @@ char *translate(struct session *s, struct program *prog)
 		free(bodies[i].frame);
 		free(bodies[i].locks);
 		free(bodies[i].stables);
-		free(bodies[i].stable_kept);
+		free(bodies[i].stable_scope);
 		sb_free(&bodies[i].code);
 		strlist_free(&bodies[i].consts);
 	}

@@ -70,9 +70,13 @@ struct body {
 	/* a probe handler's lock regions (translate_handler()): per region, per global */
 	enum global_access **regions;
 	int nregions;
-	struct function **stables;	/* a probe's calls of stable functions, cached per hit */
+	/* a probe's calls of stable functions, cached per hit: one value of a function per
+	 * scope (function_call() in translate_expr.c) */
+	struct function **stables;	/* per value: whose */
 	int nstables;
-	bool *stable_kept;		/* per stable function: kept by the handler's statement */
+	int *stable_scope;		/* per value: its scope, or -1 once that is over */
+	int scope, scopes;		/* the scope being written; how many were opened */
+	int loops;			/* the loops being written around it */
 	/*
 	 * A handler's script strings and statement locations, as markers in CODE until
 	 * share_handlers() (translate.c) sees whether its C is another handler's but for them:

@@ -584,12 +584,18 @@ static char *plain_function_call(struct body *b, struct node *n);
 
 /*
  * A function whose embedded C says it is stable (its value does not change during a hit,
- * like pid()) and takes no argument is called once per hit of a probe: its value is kept
- * in the probe's frame, which each hit starts zeroed, as stap does.  Calls from script
- * functions are not kept (stap keeps only the probe's own).  A value is kept for the
- * handler's statement (at its top) that asked for it, as in stap 4.8 (measured: a call
- * inside an if and another after the if call it twice; calls in loops nested in one if,
- * once): translate_handler() forgets it after that statement.
+ * like pid()) and takes no argument is called once per hit and scope of a probe: its
+ * value is kept in the probe's frame, which each hit starts zeroed, as stap does.  Calls
+ * from script functions are not kept (stap keeps only the probe's own).  A call uses the
+ * value a call before it kept in its scope or an enclosing one, else keeps its own for
+ * the rest of its scope.  Scopes are the handler, its blocks (of two statements or more,
+ * but under -u) and, outside loops, the branches of an if (translate_branch()): so a value
+ * kept in a loop is seen after it, unless kept in a block of the loop's.  Measured with
+ * stap 4.8 (one call each time a scope with calls is entered, as stap hoists the calls to
+ * the top of the scope they belong to): x = f(); y = f() call f once; a call in each
+ * branch of an if and one after it, twice; a call in the if's condition and then in a
+ * loop of its branch, once; a call in a loop and one after it, once, but twice when the
+ * loop's body is a block of two statements and the call is in an if in it.
  */
 static bool is_stable_call(struct body *b, struct node *n)
 {
@@ -607,14 +613,16 @@ static char *function_call(struct body *b, struct node *n)
 
 	if (!is_stable_call(b, n))
 		return plain_function_call(b, n);
-	for (k = 0; k < b->nstables && b->stables[k] != n->func; k++)
-		;
+	for (k = 0; k < b->nstables; k++)	/* the scopes not over enclose this one */
+		if (b->stables[k] == n->func && b->stable_scope[k] >= 0)
+			break;
 	if (k == b->nstables) {
 		b->stables = xrealloc(b->stables, (k + 1) * sizeof(*b->stables));
-		b->stable_kept = xrealloc(b->stable_kept, (k + 1) * sizeof(*b->stable_kept));
-		b->stables[b->nstables++] = n->func;
+		b->stable_scope = xrealloc(b->stable_scope, (k + 1) * sizeof(*b->stable_scope));
+		b->stables[k] = n->func;
+		b->stable_scope[k] = b->scope;
+		b->nstables++;
 	}
-	b->stable_kept[k] = true;
 	call = plain_function_call(b, n);
 	if (n->func->return_type == TYPE_STRING)
 		kept = xasprintf("({ if (!l->_stable%d_set) { stp_string_copy(l->_stable%d, %s); "

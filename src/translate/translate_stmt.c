@@ -237,6 +237,37 @@ void translate_part(struct body *b, struct node *n, int depth)
 	charge(b, lump_place(b, n), depth);
 }
 
+/* A scope of stable values (function_call() in translate_expr.c) opens; returns the one
+ * it is in, which close_stable_scope() gets back. */
+static int open_stable_scope(struct body *b)
+{
+	int outer = b->scope;
+
+	b->scope = ++b->scopes;
+	return outer;
+}
+
+/* The values kept in the scope that closes are not seen after it. */
+static void close_stable_scope(struct body *b, int outer)
+{
+	for (int k = 0; k < b->nstables; k++)
+		if (b->stable_scope[k] == b->scope)
+			b->stable_scope[k] = -1;
+	b->scope = outer;
+}
+
+/* An if's branch: a scope of stable values outside loops, as in stap (measured: a call in
+ * each branch and one after the if call it twice, but a branch in a loop keeps its value
+ * for after the loop unless it is a block of its own). */
+static void translate_branch(struct body *b, struct node *n, int depth)
+{
+	int outer = b->loops ? -1 : open_stable_scope(b);
+
+	translate_part(b, n, depth);
+	if (outer >= 0)
+		close_stable_scope(b, outer);
+}
+
 /* A statement names itself for error messages (other than MAXACTION's). */
 static void statement_prologue(struct body *b, struct node *n, int depth)
 {
@@ -320,7 +351,9 @@ static void for_loop(struct body *b, struct node *n, int depth)
 		body_line(b, depth + 2, "break;");
 		body_line(b, depth + 1, "}");
 	}
+	b->loops++;
 	translate_part(b, n->then, depth + 1);
+	b->loops--;
 	charge(b, n->tok, depth + 1);	/* no body: the iteration's own, never skipped */
 	body_line(b, depth, "}");
 	b->pending = cond && !breaks ? 1 : 0;
@@ -369,7 +402,9 @@ static void foreach_bucket(struct body *b, struct node *n, int depth)
 	if (fe->value)
 		assign_from_entry(b, fe->value, xasprintf("stp_stat_bucket(_s%d, &%s_stat, _b%d)",
 							  id, g->name, id), depth + 2);
+	b->loops++;
 	translate_part(b, n->then, depth + 2);
+	b->loops--;
 	charge(b, n->tok, depth + 2);
 	body_line(b, depth + 1, "}");
 	b->pending = 0;
@@ -448,7 +483,9 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 		assign_from_entry(b, fe->value, value, depth + 1);
 		free(value);
 	}
+	b->loops++;
 	translate_part(b, n->then, depth + 1);
+	b->loops--;
 	charge(b, n->tok, depth + 1);
 	body_line(b, depth, "}");
 	b->pending = 0;
@@ -531,12 +568,16 @@ void translate_statement(struct body *b, struct node *n, int depth)
 	if (!n)
 		return;
 	switch (n->kind) {
-	case ND_BLOCK:		/* what it owes is charged by its part (translate_part()) */
+	case ND_BLOCK: {	/* what it owes is charged by its part (translate_part()) */
+		int outer = open_stable_scope(b);	/* a block is a scope of stable values */
+
 		for (struct node *s = n->body; s; s = s->next)
 			translate_statement(b, s, depth);
 		if (b->t->session->unoptimized)
 			charge(b, n->tok, depth);
+		close_stable_scope(b, outer);
 		return;
+	}
 	case ND_NULL_STMT:
 		return;
 	case ND_TRY:
@@ -570,10 +611,10 @@ void translate_statement(struct body *b, struct node *n, int depth)
 		free(x);
 		check_error(b, depth + 1);
 		body_line(b, depth + 1, "if (_cond%d) {", id);
-		translate_part(b, n->then, depth + 2);
+		translate_branch(b, n->then, depth + 2);
 		if (n->els) {
 			body_line(b, depth + 1, "} else {");
-			translate_part(b, n->els, depth + 2);
+			translate_branch(b, n->els, depth + 2);
 		}
 		body_line(b, depth + 1, "}");
 		body_line(b, depth, "}");
@@ -688,11 +729,6 @@ void translate_handler(struct body *b, struct node *body, int depth)
 			}
 		}
 		translate_statement(b, s, depth);
-		for (int k = 0; k < b->nstables; k++)	/* a stable value kept by this statement */
-			if (b->stable_kept[k]) {
-				body_line(b, depth, "l->_stable%d_set = 0;", k);
-				b->stable_kept[k] = false;
-			}
 	}
 	if (body)
 		charge(b, lump_place(b, body), depth);
