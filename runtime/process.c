@@ -39,10 +39,11 @@
  *                       thread.end, and process.end once the group's `live` count is 0.
  *   sched_process_free  (an RCU callback: softirq) forgets a dead process's entry.
  * The preexisting processes get their process.begin the same way as new ones: at
- * registration one thread of each gets a task_work (TWA_RESUME, which does not interrupt
- * what it sleeps in).  A process that never returns to user space while the session runs
- * (blocked in a system call throughout) thus never gets it; one that exits first gets it
- * from its exit (below).  The -c target is such a preexisting process: stapio forks it
+ * registration one thread of each gets a task_work, TWA_SIGNAL, which wakes it from an
+ * interruptible sleep (the system call restarts, as after a signal with no handler), so
+ * that a process blocked in a system call throughout gets it too, as each does with stap.
+ * One asleep uninterruptibly gets it when it wakes; one that exits first gets it from its
+ * exit (below).  The -c target is such a preexisting process: stapio forks it
  * before the session starts and holds it before its exec, so its process.begin runs with
  * the name of stapio (process("FULLPATH").begin runs again at the exec).  A process created
  * while the scan runs may be seen by both the fork hook and the scan: whichever queues a
@@ -514,7 +515,9 @@ static bool stp_utask_queue(struct stp_utask_work *w, struct task_struct *task,
 	stp_utask_queued_any = true;
 	raw_spin_unlock_irqrestore(&stp_utask_lock, flags);
 
-	if (task_work_add(task, &w->cb, TWA_RESUME) == 0)
+	/* the startup scan's kick tasks out of interruptible sleeps (their system calls restart)
+	 * so that each process that exists gets its begin now, as with stap */
+	if (task_work_add(task, &w->cb, startup ? TWA_SIGNAL : TWA_RESUME) == 0)
 		return true;
 	/* TASK is past exit_task_work(): no begin for it */
 	raw_spin_lock_irqsave(&stp_utask_lock, flags);
