@@ -112,6 +112,14 @@ static bool stp_kprobe_from_caller(const struct stp_kprobe_probe *k, struct pt_r
 #endif
 }
 
+/* A hit, in a kprobe's handler: the reader's wakeups wait for a timer (transport.c). */
+static void stp_kprobe_run_hit(const struct stp_probe *probe, struct stp_hit *hit)
+{
+	this_cpu_inc(stp_in_kprobe);
+	stp_probe_run_hit(probe, STP_SESSION_RUNNING, hit);
+	this_cpu_dec(stp_in_kprobe);
+}
+
 static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe_probe *k = container_of(kp, struct stp_kprobe_probe, u.kp);
@@ -122,7 +130,7 @@ static int stp_kprobe_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	/* a probe without .callee(s) runs on every hit: no call on that path */
 	if ((!k->ncallers && !k->chain) ||
 	    stp_kprobe_from_caller(k, regs, (unsigned long)kp->addr))
-		stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
+		stp_kprobe_run_hit(k->probe, &hit);
 	return 0;
 }
 
@@ -141,7 +149,7 @@ static int stp_kretprobe_entry_handler(struct kretprobe_instance *ri, struct pt_
 	if (!k->entry_probe)
 		return 0;
 	memset(ri->data, 0, k->data_size);	/* an entry that is skipped keeps zeros */
-	stp_probe_run_hit(k->entry_probe, STP_SESSION_RUNNING, &hit);
+	stp_kprobe_run_hit(k->entry_probe, &hit);
 	return 0;
 }
 
@@ -154,7 +162,7 @@ static int stp_kretprobe_handler(struct kretprobe_instance *ri, struct pt_regs *
 	if (unlikely(!rp))	/* being unregistered */
 		return 0;
 	k = container_of(rp, struct stp_kprobe_probe, u.krp);
-	stp_probe_run_hit(k->probe, STP_SESSION_RUNNING, &hit);
+	stp_kprobe_run_hit(k->probe, &hit);
 	return 0;
 }
 
@@ -346,6 +354,7 @@ static __maybe_unused int stp_kprobes_register(struct stp_kprobe_probe *probes, 
 			return rc;
 		stp_kprobes_watching = true;
 	}
+	stp_wake_poll_start();
 	mutex_lock(&stp_kprobes_mutex);
 	for (i = count; i-- > 0;) {	/* from the end: see the top */
 		int err = probes[i].registered ? 0 : stp_kprobe_register_one(&probes[i]);

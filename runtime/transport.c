@@ -3,7 +3,8 @@
  * transport.c - the module side of the transport (protocol in transport_msgs.h).
  *
  * Control messages to stapio wait in a fixed ring that any context may append to; the
- * reader is woken through irq_work, so a probe never calls into the scheduler.  Probe
+ * reader is woken through irq_work, so a probe never calls into the scheduler (from a
+ * kprobe's handler, by a timer: stp_wakeup_ctl_or_relay()).  Probe
  * output goes to relay buffers that never overwrite unread data: when stapio falls behind,
  * new output is dropped and counted.  Normally one buffer takes every CPU's output, under a
  * lock, so stapio reads it in the order handlers finished; in bulk mode (-DSTP_BULKMODE,
@@ -147,6 +148,28 @@ static void stp_ctl_wakeup_fn(struct irq_work *work)
 	wake_up_interruptible(&stp_ctl_wait);
 }
 
+/*
+ * Within a kprobe's handler the reader is not woken through irq_work: the kernel runs no
+ * kprobe while one runs, so a script's probe on irq_work_queue(), on the interrupt that
+ * runs the work (irq_enter_rcu, irq_work_run, ...) or on the wakeup it does
+ * (try_to_wake_up) would count a missed hit each time a handler printed, hits that stap
+ * never has.  There the wakeup waits for a timer (at most a jiffy), which runs while the
+ * session has kprobes (stp_wake_poll_start(), from the kprobes' registration).
+ */
+enum { STP_WAKE_CTL, STP_WAKE_RELAY };
+static DEFINE_PER_CPU(int, stp_in_kprobe);	/* a kprobe's handler runs on this CPU */
+static unsigned long stp_wake_deferred;		/* STP_WAKE_* bits */
+static struct timer_list stp_wake_poll_timer;
+static bool stp_wake_polling;
+
+static void stp_wakeup_ctl_or_relay(struct irq_work *work, int bit)
+{
+	if (this_cpu_read(stp_in_kprobe))
+		set_bit(bit, &stp_wake_deferred);
+	else
+		irq_work_queue(work);
+}
+
 /* Safe from any context but NMI. */
 static void stp_ctl_send(u32 type, const void *payload, u32 len)
 {
@@ -170,7 +193,7 @@ static void stp_ctl_send(u32 type, const void *payload, u32 len)
 		memcpy(slot->payload, payload, len);
 	stp_ctl_count++;
 	raw_spin_unlock_irqrestore(&stp_ctl_lock, flags);
-	irq_work_queue(&stp_ctl_wakeup);
+	stp_wakeup_ctl_or_relay(&stp_ctl_wakeup, STP_WAKE_CTL);
 }
 
 static bool stp_ctl_take(struct stp_ctl_slot *out)
@@ -461,7 +484,40 @@ static void stp_relay_wake_work_fn(struct irq_work *work)
 static inline void stp_relay_arm_wakeup(void)
 {
 	if (!READ_ONCE(stp_relay_wake_armed) && !test_and_set_bit(0, &stp_relay_wake_armed))
-		irq_work_queue(&stp_relay_wake_work);
+		stp_wakeup_ctl_or_relay(&stp_relay_wake_work, STP_WAKE_RELAY);
+}
+
+/* The wakeups kprobes' handlers left; each jiffy while polling. */
+static void stp_wake_deferred_run(void)
+{
+	if (test_and_clear_bit(STP_WAKE_RELAY, &stp_wake_deferred))
+		stp_relay_wake_work_fn(NULL);
+	if (test_and_clear_bit(STP_WAKE_CTL, &stp_wake_deferred))
+		stp_ctl_wakeup_fn(NULL);
+}
+
+static void stp_wake_poll_fn(struct timer_list *timer)
+{
+	stp_wake_deferred_run();
+	if (READ_ONCE(stp_wake_polling))
+		mod_timer(&stp_wake_poll_timer, jiffies + 1);
+}
+
+/* Before kprobes are registered (again for each table: once is enough).  Context:
+ * process.  It polls until the transport closes. */
+static __maybe_unused void stp_wake_poll_start(void)
+{
+	if (!xchg(&stp_wake_polling, true))
+		mod_timer(&stp_wake_poll_timer, jiffies + 1);
+}
+
+/* The poll's end, when no probe runs any more: what kprobes left, woken now. */
+static void stp_wake_poll_stop(void)
+{
+	if (!xchg(&stp_wake_polling, false))
+		return;
+	stp_timer_delete_sync(&stp_wake_poll_timer);
+	stp_wake_deferred_run();
 }
 
 /* Called with preemption off; the write lands whole or is dropped whole (and counted). */
@@ -523,6 +579,7 @@ static int stp_transport_init(void)
 	init_irq_work(&stp_ctl_wakeup, stp_ctl_wakeup_fn);
 	init_irq_work(&stp_relay_wake_work, stp_relay_wake_work_fn);
 	timer_setup(&stp_relay_wake_timer, stp_relay_wake_timer_fn, 0);
+	timer_setup(&stp_wake_poll_timer, stp_wake_poll_fn, 0);
 	stp_relay_locks_init();
 	if (IS_ERR(parent))
 		return PTR_ERR(parent);
@@ -560,6 +617,7 @@ err_forget_dir:
 static void stp_transport_close(void)
 {
 	/* no probe writes now: the last wakeup's work, then its timer */
+	stp_wake_poll_stop();
 	irq_work_sync(&stp_relay_wake_work);
 	stp_timer_delete_sync(&stp_relay_wake_timer);
 	if (stp_relay_chan) {
