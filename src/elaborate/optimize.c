@@ -19,7 +19,7 @@
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
  * read has none (stap elides an unused $var too, and with it the fault it could have),
  * nor has a division (stap elides an unused x / 0 with its error).  A statement whose
- * value is unused but has effects keeps only the parts that have them (keep_effects).
+ * value is unused but has effects keeps only the parts that have them (keep_parts).
  */
 #include "elaborate.h"
 #include "families/family.h"
@@ -381,39 +381,35 @@ static bool value_only(struct node *n)
 	}
 }
 
-/* Appends to *tail a statement for each part of N that has effects, in their order. */
-static void keep_effects(struct node *n, struct node ***tail)
+/* Appends to *tail a statement for each part of N, in their order: each part that has
+ * effects, or with ALL (-u: stap keeps "1 + x;" as "1; x;") each part. */
+static void keep_parts(struct node *n, struct node ***tail, bool all)
 {
 	if (!n)
 		return;
 	if (!value_only(n)) {
-		if (side_effects(n)) {
+		if (all || side_effects(n)) {
 			**tail = expression_statement(n, n->tok);
 			*tail = &(**tail)->next;
 		}
 		return;
 	}
-	keep_effects(n->lhs, tail);
-	keep_effects(n->rhs, tail);
+	keep_parts(n->lhs, tail, all);
+	keep_parts(n->rhs, tail, all);
 	for (struct node *a = n->args; a; a = a->next)
-		keep_effects(a, tail);
+		keep_parts(a, tail, all);
 }
 
-/* With -u: appends to *tail a statement for each part of N, effects or not (stap keeps
- * "1 + x;" as "1; x;"). */
-static void keep_parts(struct node *n, struct node ***tail)
+/* The expression statement S as a block of its parts' statements (keep_parts()). */
+static struct node *split_statement(struct optimizer *o, struct node *s, bool all)
 {
-	if (!n)
-		return;
-	if (!value_only(n)) {
-		**tail = expression_statement(n, n->tok);
-		*tail = &(**tail)->next;
-		return;
-	}
-	keep_parts(n->lhs, tail);
-	keep_parts(n->rhs, tail);
-	for (struct node *a = n->args; a; a = a->next)
-		keep_parts(a, tail);
+	struct node *block = xcalloc(1, sizeof(*block)), **tail = &block->body;
+
+	block->kind = ND_BLOCK;
+	block->tok = s->tok;
+	keep_parts(s->lhs, &tail, all);
+	o->changed = true;
+	return optimize_statement(o, block);
 }
 
 /* A foreach that does nothing: its body (if any) and limit have no effects, and its
@@ -451,15 +447,8 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		    (s->lhs->kind == ND_LOGICAL && (strcmp(s->lhs->op, "&&") == 0 ||
 						    strcmp(s->lhs->op, "||") == 0)))
 			return optimize_statement(o, as_if_statement(s));
-		if (!o->elide && value_only(s->lhs)) {	/* -u: "f(x);" of a pure f is "x;" */
-			struct node *block = xcalloc(1, sizeof(*block)), **tail = &block->body;
-
-			block->kind = ND_BLOCK;
-			block->tok = s->tok;
-			keep_parts(s->lhs, &tail);
-			o->changed = true;
-			return optimize_statement(o, block);
-		}
+		if (!o->elide && value_only(s->lhs))	/* -u: "f(x);" of a pure f is "x;" */
+			return split_statement(o, s, true);
 		optimize_expr(o, s->lhs);
 		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
 		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
@@ -473,15 +462,8 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			o->changed = true;
 		}
 		if (o->elide && o->walk == ELIDE_STATEMENTS && value_only(s->lhs) &&
-		    side_effects(s->lhs)) {
-			struct node *block = xcalloc(1, sizeof(*block)), **tail = &block->body;
-
-			block->kind = ND_BLOCK;
-			block->tok = s->tok;
-			keep_effects(s->lhs, &tail);
-			o->changed = true;
-			return optimize_statement(o, block);
-		}
+		    side_effects(s->lhs))
+			return split_statement(o, s, false);
 		if (o->elide && o->walk == ELIDE_STATEMENTS && !side_effects(s->lhs)) {
 			if (o->round == 0 && !s->from_value_statement)
 				semantic_warning(el, s->tok, "Eliding side-effect-free expression ");
