@@ -484,8 +484,19 @@ static void put_literal(struct strbuf *sb, const char *text, int temp)
 /* Whether a printf FORMAT may read memory (%m, %M), or is not known until it runs. */
 static bool reads_memory(struct node *format)
 {
-	return format->kind != ND_STRING || strchr(format->string, 'm') ||
-	       strchr(format->string, 'M');
+	if (format->kind != ND_STRING)
+		return true;
+	for (const char *p = strchr(format->string, '%'); p; p = strchr(p, '%')) {
+		p++;
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		p += strspn(p, "-+ #0123456789.*");	/* flags, width, precision */
+		if (*p == 'm' || *p == 'M')
+			return true;
+	}
+	return false;
 }
 
 static char *print_call(struct body *b, struct node *n)
