@@ -478,7 +478,6 @@ static void decide_defined(struct elaborator *el, struct scope *sc, struct node 
 	set_defined(el, n, defined);
 }
 
-/* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
 /* The locals a branch whose resolution waits assigns, in their order (as stap lists them:
  * it resolves names before it decides @defined). */
 struct waiting_branch {
@@ -499,13 +498,19 @@ static bool declare_assigned_locals(struct node *n, void *arg)
 	return true;
 }
 
+/* @defined() of an autocast, which waits for the types to spread (resolve_autocasts()) */
+static bool is_pending_defined(struct node *n)
+{
+	return n->kind == ND_DEFINED && n->lhs->kind == ND_AUTOCAST;
+}
+
 static bool has_pending_defined(struct node *n, void *arg)
 {
-	if (n->kind == ND_DEFINED && n->lhs->kind == ND_AUTOCAST)
-		*(bool *)arg = true;
+	*(bool *)arg |= is_pending_defined(n);
 	return true;
 }
 
+/* Replaces N (an if or ?:) by its only branch that can run, or by nothing. */
 static void keep_branch(struct node *n, struct node *branch)
 {
 	struct node *next = n->next;
@@ -787,7 +792,6 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 		/* on @defined, only the branch that can run is resolved (and kept) */
 		int decided_before = el->defined_decided;
 		int64_t value;
-
 		bool pending = false;
 
 		resolve(el, sc, n->cond);
@@ -939,11 +943,6 @@ struct autocast_walk {
 	enum autocast_mode mode;
 	int progress;
 };
-
-static bool is_pending_defined(struct node *n)
-{
-	return n->kind == ND_DEFINED && n->lhs->kind == ND_AUTOCAST;
-}
 
 static void decide_pending_defined(struct autocast_walk *w, struct node *n)
 {
