@@ -481,7 +481,7 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			o->changed = true;
 			return value ? s->then : s->els;
 		}
-		if (!s->then && !s->els && !side_effects(s->cond)) {
+		if (!s->then && !s->els && o->elide && !side_effects(s->cond)) {
 			if (s->from_value_statement && o->round == 0)
 				semantic_warning(el, s->cond->tok,
 						 "Eliding side-effect-free expression ");
@@ -755,17 +755,37 @@ static void drop_unused(struct elaborator *el, bool variables)
 		drop_unused_locals(el, &f->locals);
 }
 
-/* Whether a probe of H does something with an empty handler (a perf counter). */
+/*
+ * Whether a probe of H stays with an empty handler: a perf counter does something, and
+ * stap keeps a probe with a condition that is not a constant (its condition is state it
+ * keeps: no "has been elided" for it).
+ */
 static bool works_without_handler(struct elaborator *el, struct probe_body *h)
 {
-	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next)
-		if (dp->handler == h && dp->family->works_without_handler &&
-		    dp->family->works_without_handler(dp))
+	int64_t value;
+
+	for (struct derived_probe *dp = el->prog->probes; dp; dp = dp->next) {
+		if (dp->handler != h)
+			continue;
+		if (dp->family->works_without_handler && dp->family->works_without_handler(dp))
 			return true;
+		if (dp->condition && !constant_value(dp->condition, &value))
+			return true;
+	}
 	return false;
 }
 
+/* The probes' indexes from 0 again, in their order, after some were dropped. */
+static void renumber_probes(struct program *prog)
+{
+	int index = 0;
+
+	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next)
+		dp->index = index++;
+}
+
 /* Handlers with nothing left to run go, with their probes; true if one did. */
+
 static bool drop_inert_handlers(struct elaborator *el)
 {
 	struct derived_probe **dpp;
@@ -792,6 +812,8 @@ static bool drop_inert_handlers(struct elaborator *el)
 			dpp = &(*dpp)->next;
 		}
 	}
+	if (dropped)	/* stp_probes[] has no holes: the runtime walks all of it (-t) */
+		renumber_probes(el->prog);
 	return dropped;
 }
 
