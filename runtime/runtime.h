@@ -191,7 +191,7 @@ struct stp_probe {
 	void (*handler)(struct context *c);
 	const char *point;		/* "begin", what pp() returns */
 	const char *script_point;	/* pn(): the alias named, or the point resolved */
-	const char *from_point;		/* stap -t's "from:": the alias named, or the script's */
+	const char *from_point;		/* stap -t's "from:"s (pass 2's derived_probe says what) */
 	const char *location;		/* "<input>:1:1", for messages */
 	char *const *consts;		/* a shared handler's literals, this probe's (pass 3) */
 };

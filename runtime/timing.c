@@ -114,7 +114,6 @@ static void stp_timing_report(void)
 	stp_timing_line("----- probe hit report: \n");
 	for (i = 0; i < n; i++) {
 		const struct stp_probe *p = &probes[i];
-		bool same = strcmp(p->point, p->from_point) == 0;
 
 		stp_stat_clear(&sum, &stp_timing_desc);
 		for_each_possible_cpu(cpu)
@@ -123,11 +122,10 @@ static void stp_timing_report(void)
 		if (!sum.count)
 			continue;
 		stp_timing_line("%s, (%s), hits: %lld, cycles: %lldmin/%lldavg/%lldmax, "
-				"variance: %lld, from: %s%s%s, index: %zu\n",
+				"variance: %lld, from: %s, index: %zu\n",
 				p->point, p->location, sum.count, sum.min,
 				div64_s64(sum.sum, sum.count), sum.max,
-				stp_stat_variance(&sum, &stp_timing_desc), p->point,
-				same ? "" : " from: ", same ? "" : p->from_point, i);
+				stp_stat_variance(&sum, &stp_timing_desc), p->from_point, i);
 	}
 	stp_timing_line("----- refresh report:\n");
 	for (lock = stp_script_global_locks(); *lock; lock++) {

@@ -563,8 +563,11 @@ void embedded_pragma_globals(const char *code,
 /* dump.c: -p1 and -p2 output */
 void dump_parse_tree(FILE *out, struct stapfile *file);
 struct program;
+struct derived_probe;
 void dump_program(FILE *out, struct program *prog, bool bodies);
 char *expression_text(struct node *n);	/* as -p1 prints it: $file->f_pos */
+/* pp() of a derived probe, as -p2 lists it: kernel.function("f@a.c:1")? if (__global_on) */
+char *derived_probe_pp(struct derived_probe *dp);
 
 /*
  * regex.c: the regular expression of str =~ "re" (and !~), compiled when the script is
@@ -717,7 +720,9 @@ struct derived_probe {
 	char *name;			/* canonical point, e.g. "timer.ms(100)" */
 	char *derivation;		/* "my.a = begin <- my.a", for -p2 */
 	char *script_point;		/* pn(): the alias named (syscall.read), or NULL: name */
-	char *from_point;		/* -t's "from:": the alias named, or the script's point */
+	char *from_point;		/* -t's "from:"s: what the family made (family.h's from_made),
+					 * the aliases named inside out, the script's first point */
+	struct token *location;		/* -t's location (derive.c's named_at), or NULL: point's */
 	bool from_wildcard;		/* a wildcard in a name of the point made it */
 	char *note;			/* -p2 comment after the name, e.g. " name = vfs_read" */
 	int64_t sequence;		/* begin/end/error ordering */

@@ -27,6 +27,9 @@ struct point_context {
 	char *derivation;		/* for -p2's "<- ..." when a family resolves the point */
 	char *alias_tail;		/* what an alias expansion's derivation ends with */
 	char *script_point;		/* the alias named (wildcards expanded), else the user's point */
+	char *from_chain;		/* -t's "from:"s: the aliases named inside out, the user's */
+	struct token *named_at;		/* -t's location: the point naming the innermost alias,
+					 * else the user's probe ("probe") */
 	struct token *tok;		/* where the handler's warnings point */
 	struct probe_point *from;	/* the alias's point this level resolves, if any */
 	struct point_context *outer;	/* the level that expanded the alias */
@@ -502,15 +505,18 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		library_warning(el, m->alias->tok, "This probe uses tapset constructs that are "
 				"dependent on systemtap version");
 	inner.body = wrap_body(m->alias, cx->body);
-	if (cx->outer) {
-		inner.script_point = cx->script_point;
-	} else {	/* the alias the user's point named: syscall.read for syscall.* */
+	{	/* the alias the point named: syscall.read for syscall.* */
 		struct probe_point named = {
 			.components = append_components(m->alias->alias_name->components,
 							m->suffix),
 		};
+		char *text = probe_point_text(&named, false);
 
-		inner.script_point = probe_point_text(&named, false);
+		inner.script_point = cx->outer ? cx->script_point : text;
+		inner.from_chain = xasprintf("%s from: %s", text, cx->from_chain);
+		inner.named_at = pp->tok;
+		if (cx->outer)
+			free(text);
 	}
 	definition = alias_definition(m->alias);
 	inner.derivation = inner.alias_tail = xasprintf("%s <- %s", definition, cx->alias_tail);
@@ -631,7 +637,8 @@ static bool build_form(struct elaborator *el, struct probe_point *pp, struct poi
 		/* pn(): the alias named, else (NULL) the point the family resolves, as
 		 * stap 4.8's: kernel.function("vfs_read@fs/read_write.c:450") */
 		.script_point = cx->outer ? cx->script_point : NULL,
-		.from_point = cx->script_point,	/* as the script wrote it */
+		.from_point = cx->from_chain,
+		.location = cx->named_at,
 		.from_wildcard = has_wildcards(pp),
 		.condition = pp->condition,
 	};
@@ -738,6 +745,14 @@ struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_pr
 	dp->name = name;
 	dp->data = data;
 	dp->next = NULL;
+	if (proto->from_point && dp->family->from_made != FROM_NOTHING) {
+		/* -t's chain begins with the point the family made */
+		char *made = dp->family->from_made == FROM_NAME ? xstrdup(name) :
+			     probe_point_text(dp->point, false);
+
+		dp->from_point = xasprintf("%s from: %s", made, proto->from_point);
+		free(made);
+	}
 	if (el->listing) {
 		add_listed(el, name, NULL);
 		return dp;
@@ -758,7 +773,8 @@ struct derived_probe *add_derived_probe(struct elaborator *el, struct derived_pr
 void derive_probe(struct elaborator *el, struct probe *p)
 {
 	struct strbuf all = { 0 };
-	struct point_context cx = { .probe = p, .body = p->body, .file = p->file, .tok = p->tok };
+	struct point_context cx = { .probe = p, .body = p->body, .file = p->file, .tok = p->tok,
+				    .named_at = p->tok };
 
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		char *text = probe_point_text(pp, true);
@@ -768,6 +784,7 @@ void derive_probe(struct elaborator *el, struct probe *p)
 	}
 	/* a family resolving a point names them all; an alias just the one it expands */
 	cx.derivation = sb_steal(&all);
+	cx.from_chain = probe_point_text(p->points, false);	/* stap -t: the first, for all */
 	for (struct probe_point *pp = p->points; pp; pp = pp->next) {
 		bool resolved;
 

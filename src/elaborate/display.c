@@ -255,6 +255,8 @@ void add_display_probes(struct elaborator *el)
 		proto.point = end;
 		proto.family = &begin_end_family;
 		proto.derivation = "end";
+		proto.location = made_token(g, TOK_KEYWORD, "probe");	/* -t: the script's 1:1 */
+		proto.location->line = proto.location->column = 1;
 		add_derived_probe(el, &proto, xstrdup("end"), NULL);
 	}
 }

@@ -18,8 +18,16 @@ struct elaborator;
 struct emitter;
 struct probe_table;
 
+/* What stap -t's "from:" chain names first, before the aliases and the script's point */
+enum family_from {
+	FROM_NOTHING,			/* the point as written resolves as it is */
+	FROM_NAME,			/* the probe's name: dwarf's function@file:line */
+	FROM_POINT,			/* the family's point as written (perf, hwbkpt) */
+};
+
 struct probe_family {
 	const char *name;		/* also names its C glue: stp_register_NAME() */
+	enum family_from from_made;	/* stap -t's report */
 	/* the forms of its points: "timer.ms(number).randomize(number)", NULL-ended */
 	const char *const *templates;
 	/*

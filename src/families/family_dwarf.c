@@ -1034,6 +1034,7 @@ static char *dwarf_list_variables(struct derived_probe *dp)
 
 const struct probe_family dwarf_family = {
 	.name = "dwarf",
+	.from_made = FROM_NAME,
 	.templates = dwarf_templates,
 	.build = dwarf_build,
 	.resolve_target = dwarf_resolve_target,

@@ -89,6 +89,7 @@ static const struct probe_table hwbkpt_table = {
 
 const struct probe_family hwbkpt_family = {
 	.name = "hwbkpt",
+	.from_made = FROM_POINT,
 	.templates = hwbkpt_templates,
 	.build = hwbkpt_build,
 	.table = &hwbkpt_table,

@@ -234,6 +234,7 @@ static const struct probe_table perf_table = {
 
 const struct probe_family perf_family = {
 	.name = "perf",
+	.from_made = FROM_POINT,
 	.templates = perf_templates,
 	.build = perf_build,
 	.works_without_handler = perf_works_without_handler,

@@ -4,6 +4,7 @@
  */
 #include "stap.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,29 @@ static bool print_has_format(enum print_kind kind)
 	       kind == PRINT_PRINTDLN || kind == PRINT_SPRINTD || kind == PRINT_SPRINTDLN;
 }
 
+/*
+ * A variable; a global once pass 2 has found it is printed by its name in stap's C,
+ * as stap's -p2 and pp() print it: __global_n, or __private_FILE_n for a private one
+ * (FILE its path with every other character than a letter or digit an underscore).
+ */
+static void dump_variable(struct strbuf *sb, struct node *n)
+{
+	struct symbol *g = n->sym;
+
+	if (!g || g->kind != SYM_GLOBAL) {
+		sb_puts(sb, n->string);
+		return;
+	}
+	if (!g->private_ || !g->file) {
+		sb_printf(sb, "__global_%s", g->name);
+		return;
+	}
+	sb_puts(sb, "__private_");
+	for (const char *p = g->file->source->name; *p; p++)
+		sb_putc(sb, isalnum((unsigned char)*p) ? *p : '_');
+	sb_printf(sb, "_%s", g->name);
+}
+
 static void dump_expr(struct strbuf *sb, struct node *n)
 {
 	switch (n->kind) {
@@ -132,7 +156,7 @@ static void dump_expr(struct strbuf *sb, struct node *n)
 		dump_string(sb, n);
 		break;
 	case ND_VAR:
-		sb_puts(sb, n->string);
+		dump_variable(sb, n);
 		break;
 	case ND_INDEX:
 		dump_expr(sb, n->lhs);
@@ -325,9 +349,12 @@ static void dump_statement(struct strbuf *sb, struct node *n)
 			dump_expr(sb, n->lhs);
 		}
 		break;
-	case ND_DELETE:
+	case ND_DELETE:	/* a whole array or statistic by its name in the script (stap) */
 		sb_puts(sb, "delete ");
-		dump_expr(sb, n->lhs);
+		if (n->lhs->kind == ND_VAR)
+			sb_puts(sb, n->lhs->string);
+		else
+			dump_expr(sb, n->lhs);
 		break;
 	case ND_TRY:
 		sb_puts(sb, "try {\n");
@@ -380,6 +407,16 @@ char *probe_point_text(struct probe_point *pp, bool marks)
 	struct strbuf sb = { 0 };
 
 	dump_probe_point(&sb, pp, marks);
+	return sb_steal(&sb);
+}
+
+/* What pp() gives and -p2 lists: the probe's name, its point's ! or ?, its condition. */
+char *derived_probe_pp(struct derived_probe *dp)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, dp->name);
+	dump_marks(&sb, dp->point, dp->condition);
 	return sb_steal(&sb);
 }
 
@@ -523,8 +560,10 @@ void dump_program(FILE *out, struct program *prog, bool bodies)
 	}
 	sb_puts(&sb, "# probes\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		sb_puts(&sb, dp->name);
-		dump_marks(&sb, dp->point, dp->condition);
+		char *pp = derived_probe_pp(dp);
+
+		sb_puts(&sb, pp);
+		free(pp);
 		if (dp->note)
 			sb_printf(&sb, " /* %s*/", dp->note);
 		sb_printf(&sb, " /* <- %s */\n", dp->derivation);

@@ -749,11 +749,12 @@ static void emit_probes_array(struct emitter *e, struct translator *t)
 
 	emit(e, "static const struct stp_probe stp_probes[] = {\n");
 	for (struct derived_probe *dp = prog->probes; dp; dp = dp->next) {
-		char *point = c_string(dp->name);
-		char *script_point = c_string(dp->script_point ? dp->script_point : dp->name);
+		char *pp = derived_probe_pp(dp);
+		char *point = c_string(pp);
+		char *script_point = c_string(dp->script_point ? dp->script_point : pp);
 		char *from_point = c_string(dp->from_point ? dp->from_point : dp->name);
-		char *where = xasprintf("%s:%d:%d", dp->point->tok->file->name,
-					dp->point->tok->line, dp->point->tok->column);
+		struct token *at = dp->location ? dp->location : dp->point->tok;
+		char *where = xasprintf("%s:%d:%d", at->file->name, at->line, at->column);
 		char *location = c_string(where);
 		struct body *body = t->handler_bodies[dp->handler->index];
 		char *handler = dp->condition ?
@@ -767,6 +768,7 @@ static void emit_probes_array(struct emitter *e, struct translator *t)
 			emit(e, ", .consts = %s_K", body->frame);
 		emit(e, " },\n");
 		free(from_point);
+		free(pp);
 		free(point);
 		free(script_point);
 		free(where);
