@@ -11,6 +11,8 @@
  *   plain (about the system: files, programs, the cache):
  *     ERROR: cannot run make: No such file or directory
  *
+ * After pass 1 a place names its file only when the place before it was in another file
+ * ("at :3:20" for the script's second message), as stap's messages do.
  * Errors end with a blank line, warnings do not.  -w silences warnings about the script,
  * -W makes them errors.  Pass 2's messages are shown once each: alike ones after the
  * first are counted (-v shows them all), and the count comes last (diag_summary).  The
@@ -182,15 +184,27 @@ char *token_description(const struct token *tok)
 			 tok->kind == TOK_STRING && tok->raw ? tok->raw : tok->text);
 }
 
-/* "identifier 'x' at FILE:L:C" */
-static void put_token(struct strbuf *sb, struct token *tok)
+/* The file of the last place a message named (parse errors aside). */
+static const struct source_file *last_named_file;
+
+/*
+ * "identifier 'x' at FILE:L:C".  After pass 1 (ELIDE) stap names a file only when the
+ * place before was in another one: "at :3:20" for the script's second message.
+ */
+static void put_token(struct strbuf *sb, struct token *tok, bool elide)
 {
 	char *what = token_description(tok);
+	const char *file = tok->file->name;
 
+	if (elide) {
+		if (tok->file == last_named_file)
+			file = "";
+		last_named_file = tok->file;
+	}
 	sb_puts(sb, what);
 	free(what);
 	sb_puts(sb, " at ");
-	char *where = xasprintf("%s:%d:%d", tok->file->name, tok->line, tok->column);
+	char *where = xasprintf("%s:%d:%d", file, tok->line, tok->column);
 
 	put_coloured(sb, COLOUR_SOURCE, where, strlen(where));
 	sb_putc(sb, '\n');
@@ -275,7 +289,7 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 				  tok->kind == TOK_EOF || preprocessor_label ? "at" : "saw");
 		else
 			sb_puts(&sb, ": ");
-		put_token(&sb, tok);
+		put_token(&sb, tok, !own_line);
 		put_source(&sb, width, tok);
 		/* a token from a macro: where each enclosing macro was invoked */
 		int shown = 0, more = 0;
@@ -286,13 +300,13 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 				continue;
 			}
 			sb_puts(&sb, "\tin expansion of macro: ");
-			put_token(&sb, site);
+			put_token(&sb, site, false);
 			put_source(&sb, width, site);
 		}
 		if (more)
 			sb_printf(&sb, "\t(and %d more expansions)\n", more);
 		if (related) {
-			put_token(&sb, related);
+			put_token(&sb, related, !own_line);
 			put_source(&sb, width, related);
 		}
 	} else {

@@ -308,7 +308,7 @@ printf '%s\n' 'global g %( systemtap_v >= "2.0" %? = 1 %)' \
 	'probe begin { %( systemtap_v < "1.0" %? println("old") %) println(f(), g) }' \
 	'probe end { println(2) }' >"$work/versioned.stp"
 expect "--check-version warns of the probe, function and global that test systemtap_v" 0 \
-	"(?s)^WARNING: This probe uses tapset constructs that are dependent on systemtap version: keyword at versioned.stp:3:1\n.*WARNING: This function uses tapset constructs that are dependent on systemtap version: identifier 'f' at versioned.stp:2:10\n.*WARNING: This global uses tapset constructs that are dependent on systemtap version: identifier 'g' at versioned.stp:1:8\n" \
+	"(?s)^WARNING: This probe uses tapset constructs that are dependent on systemtap version: keyword at versioned.stp:3:1\n.*WARNING: This function uses tapset constructs that are dependent on systemtap version: identifier 'f' at :2:10\n.*WARNING: This global uses tapset constructs that are dependent on systemtap version: identifier 'g' at :1:8\n" \
 	"$STAP" --check-version -p2 versioned.stp
 expect "--check-version leaves the probe that tests no version alone" 0 \
 	'(?s)\A(?!.*keyword at versioned.stp:4)' "$STAP" --check-version -p2 versioned.stp
