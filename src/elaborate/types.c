@@ -273,12 +273,16 @@ static enum stap_type infer_call(struct typing *ty, struct node *n)
 				push_type(ty, a, param->type);
 		}
 	}
-	/* and returns the first one's type (stap: at the call, the other's found at it) */
-	for (struct function *f = n->func->next_overload; f; f = f->next_overload)
-		if (n->func->return_type != TYPE_UNKNOWN && f->return_type != TYPE_UNKNOWN)
-			learn_type(ty->el, &f->return_type, &f->type_tok, n->func->return_type,
-				   n->tok, -1);
-	return n->func->return_type;
+	/* and all return the type the first that has one returns (stap: found at the call;
+	 * an overload that only ever says next takes it from the others) */
+	enum stap_type type = TYPE_UNKNOWN;
+
+	for (struct function *f = n->func; f && type == TYPE_UNKNOWN; f = f->next_overload)
+		type = f->return_type;
+	if (type != TYPE_UNKNOWN)
+		for (struct function *f = n->func; f; f = f->next_overload)
+			learn_type(ty->el, &f->return_type, &f->type_tok, type, n->tok, -1);
+	return type;
 }
 
 static enum stap_type infer_assign(struct typing *ty, struct node *n)
