@@ -427,6 +427,22 @@ static bool inert_foreach(struct node *s)
 	return true;
 }
 
+/* The expression statement S "x = v" (or "x <<< v") of a local never read becomes "v". */
+static void elide_unread_assignment(struct optimizer *o, struct node *s)
+{
+	if (!o->elide || o->walk != ELIDE_ASSIGNMENTS ||
+	    !((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
+	      s->lhs->kind == ND_ACCUMULATE) || !is_unread_local(s->lhs->lhs))
+		return;
+	if (s->lhs->lhs->sym->mentioned)	/* quietly, the statement too */
+		s->from_value_statement = true;
+	else if (o->round == 0)
+		semantic_warning(o->el, s->lhs->tok, "Eliding assignment to '%s'",
+				 s->lhs->lhs->string);
+	s->lhs = s->lhs->rhs;
+	o->changed = true;
+}
+
 /* NULL when the statement goes away. */
 static struct node *optimize_statement(struct optimizer *o, struct node *s)
 {
@@ -450,17 +466,7 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		if (!o->elide && value_only(s->lhs))	/* -u: "f(x);" of a pure f is "x;" */
 			return split_statement(o, s, true);
 		optimize_expr(o, s->lhs);
-		if (o->elide && o->walk == ELIDE_ASSIGNMENTS &&
-		    ((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
-		     s->lhs->kind == ND_ACCUMULATE) && is_unread_local(s->lhs->lhs)) {
-			if (s->lhs->lhs->sym->mentioned)	/* quietly, the statement too */
-				s->from_value_statement = true;
-			else if (o->round == 0)
-				semantic_warning(el, s->lhs->tok, "Eliding assignment to '%s'",
-						 s->lhs->lhs->string);
-			s->lhs = s->lhs->rhs;
-			o->changed = true;
-		}
+		elide_unread_assignment(o, s);
 		if (o->elide && o->walk == ELIDE_STATEMENTS && value_only(s->lhs) &&
 		    side_effects(s->lhs))
 			return split_statement(o, s, false);
@@ -511,8 +517,10 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			s->then = null_statement(s->tok);
 		return s;
 	case ND_FOR:
-		if (s->init)
+		if (s->init) {	/* its value is unused too, but stap says nothing more of it */
 			optimize_expr(o, s->init->lhs);
+			elide_unread_assignment(o, s->init);
+		}
 		optimize_expr(o, s->cond);
 		if (s->incr)
 			optimize_expr(o, s->incr->lhs);
