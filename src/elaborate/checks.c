@@ -14,6 +14,8 @@
 
 /* ---- -G's globals, and variables read but never written ---- */
 
+/* The names like SYM's among the other locals and all globals: stap's list for a global
+ * names the global itself ("never-assigned global variable 'agg' (similar: agg)"). */
 static char *similar_variables(struct symbol *sym, struct symbol *locals, struct program *prog)
 {
 	struct strlist names = { 0 };
@@ -24,7 +26,8 @@ static char *similar_variables(struct symbol *sym, struct symbol *locals, struct
 			strlist_add(&names, l->name);
 	for (struct symbol *g = prog->globals; g; g = g->next_used)
 		strlist_add(&names, g->name);
-	similar = similar_names(sym->name, (const char *const *)names.items, names.count);
+	similar = similar_names_including(sym->name, (const char *const *)names.items,
+					  names.count);
 	strlist_free(&names);
 	return similar;
 }

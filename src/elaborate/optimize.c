@@ -254,10 +254,35 @@ static void optimize_children(struct optimizer *o, struct node *n)
 		optimize_expr(o, c->index);
 }
 
+static bool is_unread_local(struct node *target);
+
+/* "x = v" (or "x <<< v") to a local x never read. */
+static bool unread_assignment(struct node *n)
+{
+	return ((n->kind == ND_ASSIGN && strcmp(n->op, "=") == 0) || n->kind == ND_ACCUMULATE) &&
+	       is_unread_local(n->lhs);
+}
+
+/* Warns of eliding the assignment N, as stap does (quietly where @defined named it). */
+static void say_eliding_assignment(struct optimizer *o, struct node *n)
+{
+	if (!n->lhs->sym->mentioned && o->round == 0)
+		semantic_warning(o->el, n->tok, "Eliding assignment to '%s'", n->lhs->string);
+}
+
 static void optimize_expr(struct optimizer *o, struct node *n)
 {
 	if (!n)
 		return;
+	/* an assignment to a local never read, anywhere in an expression, is its value */
+	while (o->elide && o->walk == ELIDE_ASSIGNMENTS && unread_assignment(n)) {
+		struct node *next = n->next;
+
+		say_eliding_assignment(o, n);
+		*n = *n->rhs;
+		n->next = next;
+		o->changed = true;
+	}
 	optimize_children(o, n);
 	fold(o, n);
 }
@@ -427,18 +452,15 @@ static bool inert_foreach(struct node *s)
 	return true;
 }
 
-/* The expression statement S "x = v" (or "x <<< v") of a local never read becomes "v". */
+/* The expression statement S "x = v" (or "x <<< v") of a local never read becomes "v"
+ * (before the assignments inside v go: stap's order of warnings). */
 static void elide_unread_assignment(struct optimizer *o, struct node *s)
 {
-	if (!o->elide || o->walk != ELIDE_ASSIGNMENTS ||
-	    !((s->lhs->kind == ND_ASSIGN && strcmp(s->lhs->op, "=") == 0) ||
-	      s->lhs->kind == ND_ACCUMULATE) || !is_unread_local(s->lhs->lhs))
+	if (!o->elide || o->walk != ELIDE_ASSIGNMENTS || !unread_assignment(s->lhs))
 		return;
 	if (s->lhs->lhs->sym->mentioned)	/* quietly, the statement too */
 		s->from_value_statement = true;
-	else if (o->round == 0)
-		semantic_warning(o->el, s->lhs->tok, "Eliding assignment to '%s'",
-				 s->lhs->lhs->string);
+	say_eliding_assignment(o, s->lhs);
 	s->lhs = s->lhs->rhs;
 	o->changed = true;
 }
@@ -465,8 +487,8 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			return optimize_statement(o, as_if_statement(s));
 		if (!o->elide && value_only(s->lhs))	/* -u: "f(x);" of a pure f is "x;" */
 			return split_statement(o, s, true);
-		optimize_expr(o, s->lhs);
 		elide_unread_assignment(o, s);
+		optimize_expr(o, s->lhs);
 		if (o->elide && o->walk == ELIDE_STATEMENTS && value_only(s->lhs) &&
 		    side_effects(s->lhs))
 			return split_statement(o, s, false);
@@ -483,7 +505,9 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 			s->then = optimize_statement(o, s->then);
 		if (s->els)
 			s->els = optimize_statement(o, s->els);
-		if (constant_value(s->cond, &value)) {
+		/* the branch that cannot run goes after the statements' walk saw it (stap
+		 * warns of what it elides in it first) */
+		if (constant_value(s->cond, &value) && (!o->elide || o->walk == ELIDE_STATEMENTS)) {
 			o->changed = true;
 			return value ? s->then : s->els;
 		}
@@ -518,8 +542,8 @@ static struct node *optimize_statement(struct optimizer *o, struct node *s)
 		return s;
 	case ND_FOR:
 		if (s->init) {	/* its value is unused too, but stap says nothing more of it */
-			optimize_expr(o, s->init->lhs);
 			elide_unread_assignment(o, s->init);
+			optimize_expr(o, s->init->lhs);
 		}
 		optimize_expr(o, s->cond);
 		if (s->incr)
