@@ -80,6 +80,8 @@ static void stp_handle_start(const struct stp_msg_start *msg)
 	reply.status = stp_target_namespaces_get();
 	if (reply.status == 0)
 		reply.status = stp_script_start();
+	if (!stp_script_reads_stdin())
+		reply.flags |= STP_STARTED_NO_STDIN;
 	if (reply.status == 0) {
 		atomic_cmpxchg(&stp_session_state, STP_SESSION_STARTING, STP_SESSION_RUNNING);
 	} else {

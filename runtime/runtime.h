@@ -344,6 +344,7 @@ static void stp_script_stop(bool run_end_probes);	/* unregister, run end probes 
 struct stp_global_lock;
 static struct stp_global_lock *const *stp_script_global_locks(void);	/* NULL-ended */
 static __maybe_unused const struct stp_probe *stp_script_probes(size_t *count);	/* stp_probes[] */
+static bool stp_script_reads_stdin(void);	/* input.char/input.line: a __stdin file */
 
 /* timing.c (stap -t); without it these are nothing, their arguments not even evaluated */
 #ifdef STP_TIMING

@@ -85,7 +85,11 @@ struct stp_msg_start {
 
 struct stp_msg_started {
 	__s32 status;			/* 0, or -errno if registration failed */
+	__u32 flags;			/* STP_STARTED_*; a module of before had none */
 };
+/* The script has no input.* probes: stapio has no __stdin to open (and a script probing
+ * openat does not see stapio try, as with stap's stapio). */
+#define STP_STARTED_NO_STDIN 1
 /* A STARTED status: the session did not start, and the module has said why itself. */
 #define STP_START_REPORTED (-125)	/* -ECANCELED */
 

@@ -739,6 +739,7 @@ struct program {
 	int nbodies;
 	struct derived_probe *probes;
 	int nprobes;
+	bool reads_stdin;		/* a probe writes procfs("__stdin"): input.char/line */
 	struct function *functions;	/* the used ones, in order */
 	int nfunctions;
 	struct symbol *globals;		/* the used ones, in order (next_used) */

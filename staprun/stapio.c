@@ -275,7 +275,8 @@ static void handle_started(struct session *s, const struct stp_msg_started *star
 	say(1, "module started, status %d", started->status);
 	if (started->status == 0) {
 		s->started = true;
-		open_module_stdin(s);
+		if (!(started->flags & STP_STARTED_NO_STDIN))
+			open_module_stdin(s);
 		drop_privileges();
 		if (s->have_child) {
 			if (stop_requested)

@@ -114,6 +114,8 @@ static bool procfs_build(struct elaborator *el, struct probe_point *pp,
 		el->resolving = resolving;
 		return false;
 	}
+	if (f->write && strcmp(f->path, "__stdin") == 0 && !el->listing)
+		el->prog->reads_stdin = true;	/* stapio writes its input there */
 	if (f->write)
 		proto->handler->procfs_write = true;
 	else

@@ -778,6 +778,8 @@ static void emit_probes_array(struct emitter *e, struct translator *t)
 	emit(e, "};\n\n");
 	emit(e, "static __maybe_unused const struct stp_probe *stp_script_probes(size_t *count)\n{\n"
 		"\t*count = ARRAY_SIZE(stp_probes);\n\treturn stp_probes;\n}\n\n");
+	emit(e, "static bool stp_script_reads_stdin(void)\n{\n\treturn %s;\n}\n\n",
+	     prog->reads_stdin ? "true" : "false");
 	/* what a return probe's function entry runs: its @entry values */
 	for (struct probe_body *h = prog->bodies; h; h = h->next)
 		if (!h->elided && h->nentries && h->context)
