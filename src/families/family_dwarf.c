@@ -647,12 +647,11 @@ static bool dwarf_build(struct elaborator *el, struct probe_point *pp,
 			semantic_error(el, NULL, "no match");
 		return false;
 	}
-	/* functions matched but not their lines: no similar names; not their labels: the
-	 * similar names include the function's */
+	/* a statement: no similar names (stap 4.8 gives none, whatever matched); a label
+	 * not found, or a function not in the file named: the names include the function's */
 	if (!added)
-		no_match(el, opened == 1 && !(dp.statement && (sites.functions_found ||
-							       last->symbols_only)) ? last : NULL,
-			 pat, refused || (dp.label && sites.functions_found));
+		no_match(el, opened == 1 && !dp.statement ? last : NULL, pat,
+			 refused || (dp.label && sites.functions_found) || (pat && pat->file));
 	free(sites.sites);
 	free(sites.refused);
 	return added;
