@@ -479,6 +479,16 @@ static bool suffix_fits(struct elaborator *el, struct probe *alias, struct compo
 	return true;
 }
 
+/* The alias M's point named, its wildcards expanded: syscall.read for syscall.* */
+static char *alias_named(struct alias_match *m)
+{
+	struct probe_point named = {
+		.components = append_components(m->alias->alias_name->components, m->suffix),
+	};
+
+	return probe_point_text(&named, false);
+}
+
 /*
  * Derives the points of alias M->alias for PP.  A suffix its points do not all take is
  * this level's error (*SAID is set); a point already being resolved further out is a
@@ -493,7 +503,7 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		.tok = cx->outer ? cx->tok : pp->tok,	/* the user's point */
 		.outer = cx,
 	};
-	char *definition;
+	char *definition, *named;
 	bool resolved = false;
 
 	if (m->suffix && !suffix_fits(el, m->alias, m->suffix)) {
@@ -505,19 +515,12 @@ static bool expand_alias(struct elaborator *el, struct probe_point *pp, struct a
 		library_warning(el, m->alias->tok, "This probe uses tapset constructs that are "
 				"dependent on systemtap version");
 	inner.body = wrap_body(m->alias, cx->body);
-	{	/* the alias the point named: syscall.read for syscall.* */
-		struct probe_point named = {
-			.components = append_components(m->alias->alias_name->components,
-							m->suffix),
-		};
-		char *text = probe_point_text(&named, false);
-
-		inner.script_point = cx->outer ? cx->script_point : text;
-		inner.from_chain = xasprintf("%s from: %s", text, cx->from_chain);
-		inner.named_at = pp->tok;
-		if (cx->outer)
-			free(text);
-	}
+	named = alias_named(m);
+	inner.script_point = cx->outer ? cx->script_point : named;
+	inner.from_chain = xasprintf("%s from: %s", named, cx->from_chain);
+	inner.named_at = pp->tok;
+	if (cx->outer)
+		free(named);
 	definition = alias_definition(m->alias);
 	inner.derivation = inner.alias_tail = xasprintf("%s <- %s", definition, cx->alias_tail);
 	free(definition);
