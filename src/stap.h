@@ -568,6 +568,8 @@ void dump_program(FILE *out, struct program *prog, bool bodies);
 char *expression_text(struct node *n);	/* as -p1 prints it: $file->f_pos */
 /* pp() of a derived probe, as -p2 lists it: kernel.function("f@a.c:1")? if (__global_on) */
 char *derived_probe_pp(struct derived_probe *dp);
+struct symbol;
+char *global_stap_name(struct symbol *g);	/* __global_n, __private_FILE_n */
 
 /*
  * regex.c: the regular expression of str =~ "re" (and !~), compiled when the script is

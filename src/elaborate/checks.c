@@ -10,6 +10,7 @@
 #include "elaborate.h"
 
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 /* ---- -G's globals, and variables read but never written ---- */
@@ -186,4 +187,97 @@ void check_foreach_changes(struct elaborator *el)
 		walk_nodes(h->body, check_foreach_node, &fc);
 	for (struct function *f = el->prog->functions; f; f = f->next_used)
 		walk_nodes(f->body, check_foreach_node, &fc);
+}
+
+/* ---- one histogram and one @variance precision per statistic ---- */
+
+/*
+ * What the statistics' uses declare, as stap 4.8 checks it once the optimizer ran (a
+ * use it elided declares nothing): the first @hist_linear/@hist_log applied to a
+ * global decides its buckets, and another kind or other parameters is an error; a
+ * @variance(x, N) keeps N, and another precision after a non-zero one is an error
+ * (@variance(x) is precision 0: after @variance(x, 2) it conflicts, before it not).
+ * Functions first, then the probes; a conflict keeps the first histogram and the last
+ * precision.
+ */
+struct stat_declared {
+	struct symbol *sym;
+	struct node *hist;	/* the first histogram of it */
+	int64_t bit_shift;
+};
+
+struct stat_check {
+	struct elaborator *el;
+	struct stat_declared *seen;
+	int nseen, capacity;
+};
+
+static struct stat_declared *stat_declared(struct stat_check *sc, struct symbol *sym)
+{
+	for (int i = 0; i < sc->nseen; i++)
+		if (sc->seen[i].sym == sym)
+			return &sc->seen[i];
+	if (sc->nseen == sc->capacity) {
+		sc->capacity = sc->capacity ? 2 * sc->capacity : 8;
+		sc->seen = xrealloc(sc->seen, sc->capacity * sizeof(*sc->seen));
+	}
+	sc->seen[sc->nseen] = (struct stat_declared){ .sym = sym };
+	return &sc->seen[sc->nseen++];
+}
+
+static bool same_histogram(struct node *a, struct node *b)
+{
+	struct node *x = a->args, *y = b->args;
+
+	if (strcmp(a->string, b->string) != 0)
+		return false;
+	for (; x && y; x = x->next, y = y->next)
+		if (x->number != y->number)
+			return false;
+	return !x && !y;
+}
+
+static bool check_statistic_use(struct node *n, void *arg)
+{
+	struct stat_check *sc = arg;
+	struct node *v;
+	struct stat_declared *d;
+
+	if (n->kind != ND_HIST && !(n->kind == ND_STAT && strcmp(n->string, "@variance") == 0))
+		return true;
+	v = n->lhs && n->lhs->kind == ND_INDEX ? n->lhs->lhs : n->lhs;
+	if (!v || v->kind != ND_VAR || !v->sym || v->sym->kind != SYM_GLOBAL)
+		return true;
+	d = stat_declared(sc, v->sym);
+	if (n->kind == ND_STAT) {
+		int64_t shift = n->args ? n->args->number : 0;
+
+		if (d->bit_shift && d->bit_shift != shift) {
+			semantic_error(sc->el, n->tok, "conflicting bit shifts declared "
+				       "(previously %" PRId64 ")", d->bit_shift);
+		}
+		d->bit_shift = shift;
+		return true;
+	}
+	if (!d->hist)
+		d->hist = n;
+	else if (!same_histogram(d->hist, n)) {
+		char *name = global_stap_name(v->sym);
+
+		semantic_error(sc->el, n->tok, "multiple histogram types declared on '%s'", name);
+		free(name);
+	}
+	return true;
+}
+
+void check_statistics_declarations(struct elaborator *el)
+{
+	struct stat_check sc = { .el = el };
+
+	for (struct function *f = el->prog->functions; f; f = f->next_used)
+		walk_nodes(f->body, check_statistic_use, &sc);
+	for (struct probe_body *h = el->prog->bodies; h; h = h->next)
+		if (!h->elided)
+			walk_nodes(h->body, check_statistic_use, &sc);
+	free(sc.seen);
 }

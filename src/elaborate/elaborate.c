@@ -9,7 +9,8 @@
  *  4. optimize.c (with -u, constants only fold);
  *  5. types.c: the types of everything, and their conflicts (then the optimizer drops the
  *     overloads that can never run);
- *  6. checks.c: arrays changed inside a foreach over them;
+ *  6. checks.c: arrays changed inside a foreach over them, one histogram and one
+ *     @variance precision per statistic;
  *  7. display.c: globals written but never read get an end probe that prints them.
  * -l/-L (listing.c) start their elaborations with elaborate_setup() too.
  * The diagnostics of all parts go through semantic_error() and friends (diag.c).
@@ -111,6 +112,8 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		drop_uncalled_functions(&el);
 	if (el.errors == 0)
 		check_foreach_changes(&el);
+	if (el.errors == 0)
+		check_statistics_declarations(&el);
 	if (el.errors == 0)
 		add_display_probes(&el);
 	*errors += el.errors;

@@ -99,6 +99,7 @@ void elaborate_setup(struct elaborator *el, struct session *s, struct preprocess
 void apply_global_settings(struct elaborator *el, struct stapfile *user);
 void warn_unassigned(struct elaborator *el);
 void check_foreach_changes(struct elaborator *el);
+void check_statistics_declarations(struct elaborator *el);
 
 /* display.c: an end probe for each global of the script written but never read */
 void add_display_probes(struct elaborator *el);

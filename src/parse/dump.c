@@ -128,14 +128,8 @@ static bool print_has_format(enum print_kind kind)
  * as stap's -p2 and pp() print it: __global_n, or __private_FILE_n for a private one
  * (FILE its path with every other character than a letter or digit an underscore).
  */
-static void dump_variable(struct strbuf *sb, struct node *n)
+static void sb_global_name(struct strbuf *sb, struct symbol *g)
 {
-	struct symbol *g = n->sym;
-
-	if (!g || g->kind != SYM_GLOBAL) {
-		sb_puts(sb, n->string);
-		return;
-	}
 	if (!g->private_ || !g->file) {
 		sb_printf(sb, "__global_%s", g->name);
 		return;
@@ -144,6 +138,22 @@ static void dump_variable(struct strbuf *sb, struct node *n)
 	for (const char *p = g->file->source->name; *p; p++)
 		sb_putc(sb, isalnum((unsigned char)*p) ? *p : '_');
 	sb_printf(sb, "_%s", g->name);
+}
+
+char *global_stap_name(struct symbol *g)
+{
+	struct strbuf sb = { 0 };
+
+	sb_global_name(&sb, g);
+	return sb_steal(&sb);
+}
+
+static void dump_variable(struct strbuf *sb, struct node *n)
+{
+	if (!n->sym || n->sym->kind != SYM_GLOBAL)
+		sb_puts(sb, n->string);
+	else
+		sb_global_name(sb, n->sym);
 }
 
 static void dump_expr(struct strbuf *sb, struct node *n)

@@ -303,7 +303,10 @@ static bool check_node(struct node *n, void *arg)
 	return true;
 }
 
-/* The histogram and @variance precision of each statistic: one of each per global. */
+/*
+ * The histogram and @variance precision of each statistic: one of each per global
+ * (pass 2's check_statistics_declarations() refused any other).
+ */
 static bool learn_statistics(struct node *n, void *arg)
 {
 	struct checking *ck = arg;
@@ -314,30 +317,10 @@ static bool learn_statistics(struct node *n, void *arg)
 	g = global_named(ck->t, n->lhs);
 	if (!g)
 		return true;
-	if (n->kind == ND_STAT) {
-		int64_t shift = n->args ? n->args->number : 0;
-
-		if (n->args && g->bit_shift && g->bit_shift != shift) {
-			diag_at("translation error", n->tok,
-				"conflicting @variance precision for '%s'", g->sym->name);
-			ck->errors++;
-		}
-		if (n->args)
-			g->bit_shift = shift;
-		return true;
-	}
-	if (!g->hist) {
+	if (n->kind == ND_STAT && n->args && n->args->number)
+		g->bit_shift = n->args->number;	/* the one non-zero precision */
+	else if (n->kind == ND_HIST && !g->hist)
 		g->hist = n;
-		return true;
-	}
-	if (strcmp(g->hist->string, n->string) != 0 ||
-	    (n->args && (n->args->number != g->hist->args->number ||
-			 n->args->next->number != g->hist->args->next->number ||
-			 n->args->next->next->number != g->hist->args->next->next->number))) {
-		diag_related("translation error", n->tok, g->hist->tok,
-			     "multiple histogram types for '%s'", g->sym->name);
-		ck->errors++;
-	}
 	return true;
 }
 
