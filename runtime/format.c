@@ -13,10 +13,19 @@
  * literal), %s (precision truncates), %b (the raw value in native byte order, 1, 2, 4 or 8
  * bytes by the width; any other width writes 8), %m / %M (PRECISION bytes, default 1, read
  * from kernel memory, or user memory with '#', written raw / as lowercase hex), %%.
- * Flags "-+ #0", width, precision and '*' (the next argument) behave as in C; a negative
- * '*' width left-justifies, a negative '*' precision counts as none.  Length modifiers
- * are skipped (every value is 64-bit).  Unknown conversions are written as they stand,
- * and a lone '%' at the end is written as '%'.
+ * A conversion has at most one flag of "-+ #0" (pass 1 refuses more, as stap's does), then
+ * the width's digits: in %+05d the 0 is the width's, not a flag ("   +1", as stap prints
+ * it).  Numbers are formatted as stap 4.8's runtime formats them, which is not quite C:
+ * a value always has a digit (%.0d of 0 is "0"), the '0' flag pads to the width even
+ * with a precision (%05.2d of 1 is "00001"), and '#' puts its 0 before an octal
+ * number's precision zeros (%#.3o of 1 is "0001", %#o of 0 "00").  A negative '*'
+ * width counts as none and a negative '*' precision as 0 (a string prints nothing).
+ * Length modifiers are skipped (every value is 64-bit).  Unknown conversions are
+ * written as they stand, and a lone '%' at the end is written as '%'.  One printf
+ * writes at most STP_PRINT_BUF_SIZE bytes (8192), the rest of its output is dropped, as
+ * stap's printf does; a width or precision larger than the room left (in those bytes,
+ * or in sprintf's MAXSTRINGLEN with its NUL) is the room: "%s%600d" of "abc" and
+ * 1234567 ends in "123456" at 511 bytes.
  *
  * Bounds, since probe context must not loop without limit: widths, precisions and %m byte
  * counts are clamped to STP_FORMAT_MAX_FIELD.  A %m/%M whose memory cannot be read raises
@@ -30,6 +39,10 @@
 
 #ifndef STP_FORMAT_MAX_FIELD
 #define STP_FORMAT_MAX_FIELD 16384
+#endif
+
+#ifndef STP_PRINT_BUF_SIZE
+#define STP_PRINT_BUF_SIZE 8192	/* runtime.h's; the unit tests have no print buffer */
 #endif
 
 #define STP_FMT_LEFT	0x01	/* '-' */
@@ -46,6 +59,7 @@ struct stp_fmt_sink {
 	size_t size;		/* bytes buf can take (a NUL is not counted) */
 	size_t len;
 	bool to_print;		/* full: empty buf into the print buffer; else truncate */
+	size_t print_left;	/* to_print: bytes the printf may still write */
 	bool faulted;		/* a %m read failed: a printf prints no more of itself */
 };
 
@@ -57,13 +71,18 @@ struct stp_fmt_spec {
 
 static inline bool stp_fmt_full(const struct stp_fmt_sink *k)
 {
-	return !k->to_print && k->len >= k->size;
+	return k->to_print ? k->print_left == 0 : k->len >= k->size;
 }
 
 static void stp_fmt_put(struct stp_fmt_sink *k, const char *s, size_t n)
 {
-	if (k->faulted && k->to_print)
-		return;
+	if (k->to_print) {
+		if (k->faulted)
+			return;
+		if (n > k->print_left)
+			n = k->print_left;
+		k->print_left -= n;
+	}
 	while (n > 0) {
 		size_t room = k->size - k->len;
 
@@ -114,8 +133,9 @@ static void stp_fmt_field(struct stp_fmt_sink *k, const struct stp_fmt_spec *sp,
 }
 
 /*
- * An integer as C prints it: [spaces][sign][0x][zeros]digits[spaces].  NEG says the value
- * is the magnitude of a negative number; POINTER forces the "0x" even for 0.
+ * An integer: [spaces][sign][0x or 0][zeros to the width][precision's zeros]digits
+ * [spaces].  NEG says the value is the magnitude of a negative number; POINTER forces
+ * the "0x".
  */
 static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v, bool neg,
 			   bool is_signed, unsigned int base, bool upper, bool pointer)
@@ -125,15 +145,12 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 	int n = 0, zeros, total;
 	char sign = 0;
 	const char *prefix = "";
+	u64 x = v;
 
-	if (pointer || !(sp.prec == 0 && v == 0)) {	/* %.0p of 0 is "0x0", as stap */
-		u64 x = v;
-
-		do {
-			tmp[sizeof(tmp) - 1 - n++] = digits[x % base];
-			x /= base;
-		} while (x && n < (int)sizeof(tmp));
-	}
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = digits[x % base];
+		x /= base;
+	} while (x && n < (int)sizeof(tmp));
 	if (is_signed) {
 		if (neg)
 			sign = '-';
@@ -144,15 +161,11 @@ static void stp_fmt_number(struct stp_fmt_sink *k, struct stp_fmt_spec sp, u64 v
 	}
 	if (pointer || ((sp.flags & STP_FMT_ALT) && base == 16))	/* 0x0 too, as stap */
 		prefix = upper ? "0X" : "0x";
-
+	else if ((sp.flags & STP_FMT_ALT) && base == 8)
+		prefix = "0";
 	zeros = sp.prec > n ? sp.prec - n : 0;
-	/* '#' with octal: a 0 in front of the digits (zero without a precision is "00",
-	 * as stap prints it) */
-	if ((sp.flags & STP_FMT_ALT) && base == 8 && !zeros && (n == 0 || v != 0 || sp.prec < 0))
-		zeros = 1;
 	total = !!sign + (int)strlen(prefix) + zeros + n;
-	if ((sp.flags & STP_FMT_ZERO) && !(sp.flags & STP_FMT_LEFT) && sp.prec < 0 &&
-	    sp.width > total) {
+	if ((sp.flags & STP_FMT_ZERO) && !(sp.flags & STP_FMT_LEFT) && sp.width > total) {
 		zeros += sp.width - total;
 		total = sp.width;
 	}
@@ -359,36 +372,27 @@ static int stp_fmt_count(const char **p, const union stp_format_arg *args, int n
 	return v;
 }
 
-/* Flags, width, precision and length modifiers after a '%': where the conversion is. */
+/* The flag, width, precision and length modifiers after a '%': where the conversion is. */
 static const char *stp_fmt_parse_spec(const char *p, struct stp_fmt_spec *sp,
 				      const union stp_format_arg *args, int nargs, int *ai)
 {
-	for (;; p++) {
-		if (*p == '-')
-			sp->flags |= STP_FMT_LEFT;
-		else if (*p == '+')
-			sp->flags |= STP_FMT_PLUS;
-		else if (*p == ' ')
-			sp->flags |= STP_FMT_SPACE;
-		else if (*p == '#')
-			sp->flags |= STP_FMT_ALT;
-		else if (*p == '0')
-			sp->flags |= STP_FMT_ZERO;
-		else
-			break;
+	switch (*p) {
+	case '-': sp->flags = STP_FMT_LEFT; p++; break;
+	case '+': sp->flags = STP_FMT_PLUS; p++; break;
+	case ' ': sp->flags = STP_FMT_SPACE; p++; break;
+	case '#': sp->flags = STP_FMT_ALT; p++; break;
+	case '0': sp->flags = STP_FMT_ZERO; p++; break;
 	}
-	if ((*p >= '1' && *p <= '9') || *p == '*') {
+	if ((*p >= '0' && *p <= '9') || *p == '*') {
 		sp->width = stp_fmt_count(&p, args, nargs, ai);
-		if (sp->width < 0) {
-			sp->flags |= STP_FMT_LEFT;
-			sp->width = -sp->width;
-		}
+		if (sp->width < 0)
+			sp->width = -1;
 	}
 	if (*p == '.') {
 		p++;
 		sp->prec = stp_fmt_count(&p, args, nargs, ai);
 		if (sp->prec < 0)
-			sp->prec = -1;
+			sp->prec = 0;
 	}
 	while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' ||
 	       *p == 't')
@@ -458,6 +462,7 @@ static void stp_fmt_run(struct stp_fmt_sink *k, const char *fmt,
 {
 	const char *p = fmt, *start, *lit;
 	int ai = 0;
+	size_t room;
 
 	while (*p && !stp_fmt_full(k)) {
 		struct stp_fmt_spec sp = { 0, -1, -1 };
@@ -470,6 +475,13 @@ static void stp_fmt_run(struct stp_fmt_sink *k, const char *fmt,
 			break;
 		start = p;
 		p = stp_fmt_parse_spec(p + 1, &sp, args, nargs, &ai);
+		/* a width or precision past the room left is the room (stap's: a number at
+		 * the end keeps its digits where the padding would have cut them) */
+		room = k->to_print ? k->print_left : k->size + 1 - k->len;
+		if (sp.width > 0 && (size_t)sp.width > room)
+			sp.width = room;
+		if (sp.prec > 0 && (size_t)sp.prec > room)
+			sp.prec = room;
 		if (!*p) {
 			/* a lone '%' (with its flags) at the end: written as it stands */
 			stp_fmt_put(k, start, p - start);
@@ -496,7 +508,8 @@ static size_t stp_format(char *buf, size_t size, const char *fmt,
 static void stp_printf_args(const char *fmt, const union stp_format_arg *args, int nargs)
 {
 	char stage[STP_FMT_PRINT_STAGE];
-	struct stp_fmt_sink k = { .buf = stage, .size = sizeof(stage), .to_print = true };
+	struct stp_fmt_sink k = { .buf = stage, .size = sizeof(stage), .to_print = true,
+				  .print_left = STP_PRINT_BUF_SIZE };
 
 	stp_fmt_run(&k, fmt, args, nargs);
 	if (k.len && !k.faulted)

@@ -157,7 +157,9 @@ enum print_kind print_kind_of(const char *name)
 
 /*
  * The values a printf format takes, and (up to MAX of them) their types; -1 if it is
- * malformed.  A conversion: %[-+ #0]*[width|*][.precision|.*][l](d|i|o|u|x|X|p|c|b|s|m|M).
+ * malformed.  A conversion: %[-+ #0][width|*][.precision|.*][l](d|i|o|u|x|X|p|c|b|s|m|M),
+ * with one flag at most, as stap 4.8 parses it: in %+05d the 0 begins the width, and
+ * %-+5d or %0*d after a flag are malformed.
  */
 int format_conversions(const char *format, enum stap_type *types, int max)
 {
@@ -168,7 +170,7 @@ int format_conversions(const char *format, enum stap_type *types, int max)
 			continue;
 		if (*++p == '%')
 			continue;
-		while (*p && strchr("-+ #0", *p))
+		if (*p && strchr("-+ #0", *p))
 			p++;
 		for (int part = 0; part < 2; part++) {	/* width, then precision */
 			if (*p == '*') {
