@@ -338,7 +338,9 @@ static void infer_foreach(struct typing *ty, struct node *n)
 		for (struct node *k = fe->keys; k; k = k->next, i++) {
 			if (i >= MAX_ARRAY_KEYS)
 				break;
-			if (k->sym && k->sym->type != TYPE_UNKNOWN)
+			/* the array's key type goes to the variable (a conflict is the
+			 * variable's, as stap words it), else the variable's to the array */
+			if (array->key_types[i] == TYPE_UNKNOWN && k->sym)
 				learn_type(ty->el, &array->key_types[i], &array->key_type_toks[i],
 					   k->sym->type, k->tok, i);
 			else
@@ -347,7 +349,7 @@ static void infer_foreach(struct typing *ty, struct node *n)
 		if (fe->filter)
 			infer_keys(ty, array, fe->filter, fe->nkeys, fe->array->tok);
 		if (fe->value) {
-			if (fe->value->sym && fe->value->sym->type != TYPE_UNKNOWN)
+			if (array->type == TYPE_UNKNOWN && fe->value->sym)
 				learn_type(ty->el, &array->type, &array->type_tok,
 					   fe->value->sym->type, fe->value->tok, -1);
 			else
