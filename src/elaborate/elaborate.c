@@ -98,7 +98,8 @@ struct program *elaborate(struct session *s, struct preprocessor *pp, struct sta
 		warn_version_dependent(&el, user);
 		check_function_privilege(&el);	/* --privilege=stapusr */
 		apply_global_settings(&el, user);
-		warn_unassigned(&el);
+		if (el.errors == 0)	/* stap's warnings wait for the names resolved */
+			warn_unassigned(&el);
 	}
 	if (el.errors == 0)
 		optimize(&el, !s->unoptimized);
