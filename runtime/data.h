@@ -113,9 +113,12 @@ static __maybe_unused void stp_map_delete(struct stp_map *m, const union stp_key
 static __maybe_unused void stp_map_clear(struct stp_map *m);
 static __maybe_unused u32 stp_map_size(const struct stp_map *m);
 /* BY: 0 sorts by value (of stats: by AGG), 1..nkeys by that key; DIRECTION +1 or -1.
- * Ties keep the present order (stable), so sorting by key then value is possible. */
+ * Ties keep the present order (stable), so sorting by key then value is possible.  TOP:
+ * a foreach's limit; up to STP_SORT_TOP_MAX only orders that many first entries, as
+ * stap 4.8 does (the others keep an order later loops see). */
+#define STP_SORT_TOP_MAX 30
 static __maybe_unused void stp_map_sort(struct stp_map *m, int by, int direction,
-					enum stp_aggregate agg);
+					enum stp_aggregate agg, s64 top);
 static __maybe_unused struct stp_map_entry *stp_map_first(struct stp_map *m);
 static __maybe_unused struct stp_map_entry *stp_map_next(struct stp_map *m,
 							 struct stp_map_entry *e);

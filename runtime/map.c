@@ -382,25 +382,70 @@ static int stp_map_order_cmp(void *priv, const struct list_head *a, const struct
 					      o->agg);
 }
 
+/*
+ * The first @n entries in order, the rest left almost as they were: what stap 4.8 does
+ * for a foreach with a limit of 30 or less, whose order the next foreach sees.  Bubble
+ * passes order the first n entries; then each later entry that the n-th would go after
+ * takes its place among the first n (after the last one it does not beat), and the
+ * n-th entry moves out to just behind them.  Ties never move.
+ */
+static void stp_map_sort_top(struct stp_map *m, u32 n, struct stp_map_order *o)
+{
+	struct list_head *head = &m->entries, *p, *q, *c, *next;
+	bool swapped;
+	u32 i;
+
+	do {
+		swapped = false;
+		p = head->next;
+		for (i = 1; i < n && p->next != head; i++) {
+			q = p->next;
+			if (stp_map_order_cmp(o, p, q) > 0) {
+				list_move(p, q);	/* p goes on behind q */
+				swapped = true;
+			} else {
+				p = q;
+			}
+		}
+	} while (swapped);
+	/* p: the n-th entry (or the last) */
+	for (q = p->next; q != head; q = next) {
+		next = q->next;
+		for (c = p; c != head && stp_map_order_cmp(o, c, q) > 0; c = c->prev)
+			;
+		if (c != p) {
+			list_move(q, c);
+			p = p->prev;
+		}
+	}
+}
+
 /**
  * stp_map_sort() - Reorder the iteration order.
  * @m: the map
  * @by: 0 to sort by value (of statistics: by @agg), 1..nkeys by that key
  * @direction: +1 ascending, -1 descending
  * @agg: the aggregate of statistics values that @by 0 sorts by
+ * @top: a foreach's limit: 1 to 30 orders only that many first entries (stap's way,
+ *       which leaves the others in an order later foreach loops see); else all
  *
- * The sort is stable: entries that compare equal keep their present order, so sorting by
- * key and then by value orders equal values by key.  Insertion age does not change.
+ * The whole sort is stable: entries that compare equal keep their present order, so
+ * sorting by key and then by value orders equal values by key.  Insertion age does not
+ * change.
  *
  * Context: Any context; the caller holds the global's lock for writing.
  */
-static void stp_map_sort(struct stp_map *m, int by, int direction, enum stp_aggregate agg)
+static void stp_map_sort(struct stp_map *m, int by, int direction, enum stp_aggregate agg,
+			 s64 top)
 {
 	struct stp_map_order order = { .map = m, .by = by, .direction = direction, .agg = agg };
 
 	if (m->size < 2 || by < 0 || by > m->desc->nkeys)
 		return;
-	stp_list_sort(&order, &m->entries, stp_map_order_cmp);
+	if (top > 0 && top <= STP_SORT_TOP_MAX)
+		stp_map_sort_top(m, top, &order);
+	else
+		stp_list_sort(&order, &m->entries, stp_map_order_cmp);
 }
 
 /**

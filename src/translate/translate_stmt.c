@@ -453,9 +453,14 @@ static void foreach_loop(struct body *b, struct node *n, int depth)
 		check_error(b, depth);
 		free(setup);
 	}
-	if (fe->sort_key >= 0)
-		body_line(b, depth, "stp_map_sort(_m%d, %d, %d, %s);", id, fe->sort_key,
-		     fe->sort_direction, stat_aggregate(fe->sort_aggregate));
+	if (fe->sort_key >= 0) {
+		char top[32] = "0";	/* a limit sorts only the first ones, as stap's */
+
+		if (fe->limit)
+			snprintf(top, sizeof(top), "_limit%d", id);
+		body_line(b, depth, "stp_map_sort(_m%d, %d, %d, %s, %s);", id, fe->sort_key,
+		     fe->sort_direction, stat_aggregate(fe->sort_aggregate), top);
+	}
 	charge(b, n->tok, depth);
 	body_line(b, depth, "for (_e%d = stp_map_first(_m%d); _e%d; _e%d = stp_map_next(_m%d, _e%d)) {",
 	     id, id, id, id, id, id);

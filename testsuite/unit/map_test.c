@@ -95,7 +95,7 @@ static void test_wrap(void)
 	CHECK("wrap: a full map evicts the oldest entry",
 	      ins_l(m, 4, 4) && !find_l(m, 1) && *find_l(m, 4) == 4 && stp_map_size(m) == 3 &&
 	      strcmp(order(m), "2,3,4") == 0);
-	stp_map_sort(m, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("wrap: sorted", strcmp(order(m), "4,3,2") == 0);
 	ins_l(m, 5, 5);
 	CHECK("wrap: eviction goes by age, not by the sorted order",
@@ -193,21 +193,21 @@ static void test_sort(void)
 		k[1] = SKEY(rows[i].s);
 		*stp_entry_long(stp_map_insert(m, k)) = rows[i].v;
 	}
-	stp_map_sort(m, 0, 1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, 1, STP_AGG_COUNT, 0);
 	CHECK("sort by value ascending is stable", strcmp(order(m), "2,7,1,3,5,9,8") == 0);
-	stp_map_sort(m, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("sort by value descending keeps ties in order",
 	      strcmp(order(m), "5,9,8,1,3,2,7") == 0);
-	stp_map_sort(m, 1, 1, STP_AGG_COUNT);
+	stp_map_sort(m, 1, 1, STP_AGG_COUNT, 0);
 	CHECK("sort by key 1 ascending", strcmp(order(m), "1,2,3,5,7,8,9") == 0);
-	stp_map_sort(m, 1, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 1, -1, STP_AGG_COUNT, 0);
 	CHECK("sort by key 1 descending", strcmp(order(m), "9,8,7,5,3,2,1") == 0);
-	stp_map_sort(m, 2, 1, STP_AGG_COUNT);
+	stp_map_sort(m, 2, 1, STP_AGG_COUNT, 0);
 	CHECK("sort by key 2 (string) ascending", strcmp(order(m), "9,2,7,1,5,3,8") == 0);
-	stp_map_sort(m, 2, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 2, -1, STP_AGG_COUNT, 0);
 	CHECK("sort by key 2 descending", strcmp(order(m), "8,3,5,1,7,2,9") == 0);
-	stp_map_sort(m, 1, 1, STP_AGG_COUNT);
-	stp_map_sort(m, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 1, 1, STP_AGG_COUNT, 0);
+	stp_map_sort(m, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("sort by key then by value: key order within equal values",
 	      strcmp(order(m), "5,8,9,1,3,2,7") == 0);
 	n = 0;
@@ -221,10 +221,44 @@ static void test_sort(void)
 	k[0] = LKEY(1);
 	k[1] = SKEY("d");
 	stp_map_delete(m, k);
-	stp_map_sort(m, 1, 1, STP_AGG_COUNT);
+	stp_map_sort(m, 1, 1, STP_AGG_COUNT, 0);
 	CHECK("sort after a delete", strcmp(order(m), "2,3,4,5,7,8,9") == 0 &&
 				     stp_map_size(m) == 7);
 	stp_map_free(m);
+}
+
+/* A foreach with a limit of 30 or less: what stap 4.8 printed in the guest (40 keys,
+ * values key % 4, `foreach (k in a- limit N)` then `foreach (k in a)`). */
+static void test_sort_top(void)
+{
+	static const s64 keys[] = { 23, 24, 4, 19, 38, 20, 34, 31, 21, 9, 14, 35, 37, 28, 2, 25,
+				    5, 8, 13, 6, 0, 26, 18, 30, 17, 12, 7, 27, 36, 11, 32, 10,
+				    3, 15, 29, 1, 33, 22, 16, 39 };
+	static const struct { s64 top; const char *after; } cases[] = {
+		{ 5, "23,19,31,35,7,38,34,24,4,20,21,9,14,37,28,2,25,5,8,13,6,0,26,18,30,17,"
+		     "12,27,36,11,32,10,3,15,29,1,33,22,16,39" },
+		{ 20, "23,19,31,35,7,27,11,3,15,39,38,34,14,2,6,26,18,30,10,22,21,9,37,25,5,13,"
+		      "17,24,4,20,28,8,0,12,36,32,29,1,33,16" },
+		{ 31, "23,19,31,35,7,27,11,3,15,39,38,34,14,2,6,26,18,30,10,22,21,9,37,25,5,13,"
+		      "17,29,1,33,24,4,20,28,8,0,12,36,32,16" },	/* past 30: all, stably */
+	};
+	struct stp_map_desc d = { .nkeys = 1, .key_types = { STP_TYPE_LONG },
+				  .value_type = STP_TYPE_LONG, .max_entries = 64 };
+	size_t c, i;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct stp_map *m = stp_map_alloc(&d);
+		char name[80];
+
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			*stp_entry_long(stp_map_insert(m, (union stp_key[]){ LKEY(keys[i]) })) =
+				keys[i] % 4;
+		stp_map_sort(m, 0, -1, STP_AGG_COUNT, cases[c].top);
+		snprintf(name, sizeof(name), "a limit of %lld sorts as stap 4.8's",
+			 (long long)cases[c].top);
+		CHECK(name, strcmp(order(m), cases[c].after) == 0);
+		stp_map_free(m);
+	}
 }
 
 static void test_sort_values(void)
@@ -243,9 +277,9 @@ static void test_sort_values(void)
 		k = LKEY(i);
 		strcpy(stp_entry_string(stp_map_insert(m, &k)), words[i]);
 	}
-	stp_map_sort(m, 0, 1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, 1, STP_AGG_COUNT, 0);
 	CHECK("sort by string value", strcmp(order(m), "1,3,2,0") == 0);
-	stp_map_sort(m, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("sort by string value descending", strcmp(order(m), "0,2,1,3") == 0);
 	stp_map_free(m);
 
@@ -262,15 +296,15 @@ static void test_sort_values(void)
 	stp_stat_add(stp_entry_stat(stp_map_insert(t, &k)), &sd, 15);
 	k = LKEY(3);
 	stp_map_insert(t, &k);	/* empty: sorts as 0, no error */
-	stp_map_sort(t, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(t, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("sort statistics by @count", strcmp(order(t), "0,2,1,3") == 0);
-	stp_map_sort(t, 0, -1, STP_AGG_SUM);
+	stp_map_sort(t, 0, -1, STP_AGG_SUM, 0);
 	CHECK("sort statistics by @sum", strcmp(order(t), "1,2,0,3") == 0);
-	stp_map_sort(t, 0, 1, STP_AGG_AVG);
+	stp_map_sort(t, 0, 1, STP_AGG_AVG, 0);
 	CHECK("sort statistics by @avg", strcmp(order(t), "3,0,2,1") == 0);
-	stp_map_sort(t, 0, 1, STP_AGG_MIN);
+	stp_map_sort(t, 0, 1, STP_AGG_MIN, 0);
 	CHECK("sort statistics by @min", strcmp(order(t), "3,0,2,1") == 0);
-	stp_map_sort(t, 0, -1, STP_AGG_MAX);
+	stp_map_sort(t, 0, -1, STP_AGG_MAX, 0);
 	CHECK("sort statistics by @max", strcmp(order(t), "1,2,0,3") == 0);
 	stp_map_free(t);
 }
@@ -299,7 +333,7 @@ static void test_big(void)
 	for (i = 0; i < 2048 && ok; i++)
 		ok = (find_l(m, i * 4096) != NULL) == (i % 2 == 1);
 	CHECK("deleting every other entry leaves the rest", ok && stp_map_size(m) == 1024);
-	stp_map_sort(m, 0, -1, STP_AGG_COUNT);
+	stp_map_sort(m, 0, -1, STP_AGG_COUNT, 0);
 	CHECK("sorting 1024 entries", *stp_entry_long(stp_map_first(m)) == 2047 &&
 				      stp_entry_key_long(stp_map_first(m), 0) == 2047 * 4096);
 	ok = true;
@@ -351,7 +385,7 @@ static void test_pmap(void)
 	      stp_stat_bucket(st, &sd, 67) == 1 && stp_stat_bucket(st, &sd, 65) == 1);
 	k = SKEY("vi");
 	CHECK("pmap lookup of a missing key is NULL", stp_pmap_lookup(p, &k) == NULL);
-	stp_map_sort(agg, 0, -1, STP_AGG_SUM);
+	stp_map_sort(agg, 0, -1, STP_AGG_SUM, 0);
 	CHECK("the aggregate sorts by an aggregate",
 	      strcmp(stp_entry_key_string(stp_map_first(agg), 0), "ls") == 0);
 	k = SKEY("sh");
@@ -452,6 +486,7 @@ int main(void)
 	test_strings();
 	test_nine_keys();
 	test_sort();
+	test_sort_top();
 	test_sort_values();
 	test_big();
 	test_pmap();
