@@ -188,25 +188,71 @@ static void become_number(struct node *n, int64_t value)
 	*n = (struct node){ .kind = ND_NUMBER, .tok = tok, .number = value, .next = next };
 }
 
+static void become_child(struct node *n, struct node *child)
+{
+	struct node *next = n->next;
+
+	*n = *child;
+	n->next = next;
+}
+
+/*
+ * stap's identities of a literal operand, when the other operand has no effects (its
+ * value does not matter then; not with -u, which keeps it and types it): x*0, x&0,
+ * x%1, x%-1, 0<<x, 0>>x, x&&0 and 0&&x are 0; x|-1 is -1; x||1 and 1||x are 1; x*1,
+ * x/1, x+0, x-0, x|0, x^0, x&-1, x<<0 and x>>0 are x (and 1*x, 0+x, 0|x, 0^x, -1&x).
+ * True when N was replaced.
+ */
+static bool fold_identity(struct node *n)
+{
+	int64_t l = 0, r = 0;
+	bool lc = constant_value(n->lhs, &l), rc = constant_value(n->rhs, &r);
+	char op = n->op[0];
+
+	if (lc == rc || (lc && side_effects(n->rhs)) || (rc && side_effects(n->lhs)))
+		return false;	/* two literals fold whole; no literal, no identity */
+	if (n->kind == ND_LOGICAL) {
+		if (op == '&' && ((lc && l == 0) || (rc && r == 0)))
+			become_number(n, 0);
+		else if (op == '|' && ((lc && l != 0) || (rc && r != 0)))
+			become_number(n, 1);
+		else
+			return false;
+		return true;
+	}
+	if (strcmp(n->op, ">>>") == 0)
+		return false;
+	if (((op == '*' || op == '&') && ((lc && l == 0) || (rc && r == 0))) ||
+	    (op == '%' && rc && (r == 1 || r == -1)) ||
+	    ((op == '<' || op == '>') && lc && l == 0))
+		become_number(n, 0);
+	else if (op == '|' && ((lc && l == -1) || (rc && r == -1)))
+		become_number(n, -1);
+	else if (rc && (((op == '*' || op == '/') && r == 1) || (op == '&' && r == -1) ||
+			(r == 0 && strchr("+-|^<>", op))))
+		become_child(n, n->lhs);
+	else if (lc && ((op == '*' && l == 1) || (op == '&' && l == -1) ||
+			(l == 0 && strchr("+|^", op))))
+		become_child(n, n->rhs);
+	else
+		return false;
+	return true;
+}
+
 static void fold(struct optimizer *o, struct node *n)
 {
 	int64_t a, v;
 
 	switch (n->kind) {
 	case ND_BINARY:
-		/* as stap: x * 0 and x & 0 are 0 when x has no effects (whatever x is;
-		 * not with -u, which keeps x and types it) */
-		if (o->elide && (strcmp(n->op, "*") == 0 || strcmp(n->op, "&") == 0) &&
-		    ((constant_value(n->lhs, &a) && a == 0 && !side_effects(n->rhs)) ||
-		     (constant_value(n->rhs, &a) && a == 0 && !side_effects(n->lhs)))) {
-			become_number(n, 0);
+	case ND_LOGICAL:
+		if (o->elide && fold_identity(n)) {
 			o->changed = true;
 			break;
 		}
 		/* fall through */
 	case ND_COMPARE:
 	case ND_UNARY:
-	case ND_LOGICAL:
 		if (constant_value(n, &v)) {
 			become_number(n, v);
 			o->changed = true;
