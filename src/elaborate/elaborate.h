@@ -50,6 +50,8 @@ struct elaborator {
 	int errors;			/* semantic_error() counts them */
 	struct token *resolving;	/* the probe point being resolved, for context */
 	bool resolving_shown;
+	bool statement_abandoned;	/* resolve.c: a name failed; the rest of the statement
+					 * is not resolved (stap's error ends it) */
 	bool report;			/* types: the final walk reports what is still wrong */
 	bool changed;			/* types: the current walk learned something */
 	bool typing_calls_from_context;	/* types: f() + 1 may teach f's result type */

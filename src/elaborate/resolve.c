@@ -27,6 +27,16 @@ struct scope {
 };
 
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n);
+
+/*
+ * A name that does not resolve ends the resolution of its statement, as stap's error
+ * (an exception caught by the enclosing block) does: a[1] + b[1] says a only, a foreach
+ * over an unknown array is not looked into, the block's next statement is.
+ */
+static void abandon_statement(struct elaborator *el)
+{
+	el->statement_abandoned = true;
+}
 static void add_entry(struct elaborator *el, struct scope *sc, struct node *n);
 static enum autocast_result resolve_autocast(struct elaborator *el, struct probe_body *handler,
 					     struct function *function, struct node *n,
@@ -111,24 +121,36 @@ static void resolve_assigned(struct elaborator *el, struct scope *sc, struct nod
 
 /*
  * An array or an element's array: a global, or a local already seen (whose arity then
- * conflicts, which types.c reports).  Parameters are scalars.
+ * conflicts, which types.c reports).  Parameters are scalars.  An unknown name's errors
+ * are alike (one shown, the others counted) within a SITE: stap's are, per place in its
+ * resolver, so a foreach's ("foreach") and the others' (NULL: a[k], k in a, delete a[k])
+ * both show.
  */
-static struct symbol *resolve_global_array(struct elaborator *el, struct scope *sc,
-					   struct node *name, int arity)
+static struct symbol *resolve_global_array_at(struct elaborator *el, struct scope *sc,
+					      struct node *name, int arity, const char *site)
 {
 	struct symbol *sym = find_symbol(*sc->locals, name->string);
 
 	if (!sym && (sym = find_global(el, name->string, sc->file)))
 		use_global(el, sym);
 	if (!sym) {
-		semantic_error(el, name->tok,
-			       "unresolved arity-%d global array %s, missing global declaration?",
-			       arity, name->string);
+		char *message = xasprintf("unresolved arity-%d global array %s, missing global "
+					  "declaration?", arity, name->string);
+
+		semantic_error_keyed(el, name->tok, site ? site : "unresolved array", message);
+		free(message);
+		abandon_statement(el);
 		return NULL;
 	}
 	name->sym = sym;
 	resolve_global_arity(el, sym, arity, name->tok);
 	return sym;
+}
+
+static struct symbol *resolve_global_array(struct elaborator *el, struct scope *sc,
+					   struct node *name, int arity)
+{
+	return resolve_global_array_at(el, sc, name, arity, NULL);
 }
 
 /* ---- functions ---- */
@@ -210,6 +232,7 @@ static void report_unresolved_function(struct elaborator *el, struct node *call)
 		qsort(names.items, names.count, sizeof(*names.items), compare_strings_by_length);
 	similar = similar_names(call->string, (const char *const *)names.items, names.count);
 	semantic_error(el, call->tok, "unresolved function %s%s", call->string, similar);
+	abandon_statement(el);
 	free(similar);
 	free(library);
 	strlist_free(&names);
@@ -595,12 +618,12 @@ static void resolve_list(struct elaborator *el, struct scope *sc, struct node *l
 		resolve(el, sc, list);
 }
 
-/* An lvalue or rvalue that names an array: foreach, in, delete a[..], a[..] */
+/* An lvalue or rvalue that names an array: foreach (SITE "foreach"), in, delete a[..] */
 static void resolve_array_name(struct elaborator *el, struct scope *sc, struct node *name,
-			       int arity)
+			       int arity, const char *site)
 {
 	if (name->kind == ND_VAR)
-		resolve_global_array(el, sc, name, arity);
+		resolve_global_array_at(el, sc, name, arity, site);
 	else
 		resolve(el, sc, name);	/* @hist_log(...) in foreach */
 }
@@ -720,9 +743,26 @@ static void resolve_perf(struct elaborator *el, struct scope *sc, struct node *n
 	resolve_call(el, sc, n);
 }
 
+/* delete NAME: a global, or a local assigned before (not a parameter), as stap has it */
+static void resolve_deleted(struct elaborator *el, struct scope *sc, struct node *name)
+{
+	struct symbol *sym = find_symbol(*sc->locals, name->string);
+
+	if (sym && sym->kind == SYM_PARAM)
+		sym = NULL;
+	if (!sym && (sym = find_global(el, name->string, sc->file)))
+		use_global(el, sym);
+	if (!sym) {
+		semantic_error(el, name->tok, "unresolved array in delete statement");
+		abandon_statement(el);
+		return;
+	}
+	name->sym = sym;
+}
+
 static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 {
-	if (!n)
+	if (!n || el->statement_abandoned)
 		return;
 	switch (n->kind) {
 	case ND_VAR:
@@ -774,7 +814,7 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 			return;
 		}
 		resolve_list(el, sc, n->args);
-		resolve_array_name(el, sc, n->lhs, n->nargs);
+		resolve_array_name(el, sc, n->lhs, n->nargs, NULL);
 		return;
 	case ND_STAT:
 	case ND_HIST:
@@ -819,16 +859,21 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_FOREACH: {
 		struct foreach *fe = n->foreach;
 
-		resolve_array_name(el, sc, fe->array, fe->nkeys);
+		resolve_array_name(el, sc, fe->array, fe->nkeys, "foreach");
 		if (fe->filter && fe->array->kind == ND_VAR) {	/* a slice names every key */
 			int nfilter = 0;
 
 			for (struct node *k = fe->filter; k; k = k->next)
 				nfilter++;
-			if (nfilter != fe->nkeys)
-				semantic_error(el, fe->array->tok, "unresolved arity-%d global array "
-					       "%s, missing global declaration?", nfilter,
-					       fe->array->string);
+			if (nfilter != fe->nkeys) {
+				char *message = xasprintf("unresolved arity-%d global array %s, "
+							  "missing global declaration?", nfilter,
+							  fe->array->string);
+
+				semantic_error_keyed(el, fe->array->tok, "foreach", message);
+				free(message);
+				abandon_statement(el);
+			}
 		}
 		resolve_list(el, sc, fe->filter);
 		resolve(el, sc, fe->limit);
@@ -842,9 +887,9 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_DELETE:
 		if (n->lhs->kind == ND_INDEX) {
 			resolve_list(el, sc, n->lhs->args);
-			resolve_array_name(el, sc, n->lhs->lhs, n->lhs->nargs);
+			resolve_array_name(el, sc, n->lhs->lhs, n->lhs->nargs, NULL);
 		} else if (n->lhs->kind == ND_VAR) {
-			n->lhs->sym = resolve_variable(el, sc, n->lhs);
+			resolve_deleted(el, sc, n->lhs);
 		} else {
 			semantic_error(el, n->lhs->tok, "invalid operand of delete expression");
 		}
@@ -887,8 +932,17 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 	case ND_PROBEWRITE:	/* an alias's prologue or epilogue had it replaced (derive.c) */
 		semantic_error(el, n->tok, "unexpected @probewrite");
 		return;
+	case ND_FOR:	/* in stap's order: an error in the initialisation ends it */
+		resolve(el, sc, n->init);
+		resolve(el, sc, n->cond);
+		resolve(el, sc, n->incr);
+		resolve(el, sc, n->then);
+		return;
 	case ND_BLOCK:
-		resolve_list(el, sc, n->body);
+		for (struct node *statement = n->body; statement; statement = statement->next) {
+			resolve(el, sc, statement);
+			el->statement_abandoned = false;
+		}
 		return;
 	default:
 		resolve(el, sc, n->lhs);
@@ -1159,6 +1213,7 @@ void resolve_program(struct elaborator *el)
 			struct scope sc = { .locals = &h->locals, .handler = h, .file = h->file };
 
 			resolve(el, &sc, h->body);
+			el->statement_abandoned = false;
 		}
 		for (struct function *f; (f = *next); next = &f->next_used) {
 			struct scope sc = { .locals = &f->locals, .function = f, .file = f->file };
@@ -1167,6 +1222,7 @@ void resolve_program(struct elaborator *el)
 				resolve(el, &sc, f->body);
 			else if (f->embedded)
 				resolve_pragma_globals(el, f->file, f->embedded->text, f->embedded);
+			el->statement_abandoned = false;
 		}
 		resolve_autocasts(el);	/* may use more functions (printing $$) */
 		derive_tapset_probes(el);
