@@ -262,31 +262,78 @@ static void put_source(struct strbuf *sb, int width, struct token *tok)
 
 /* The preprocessor's parse errors name their token after "at:", as stap's do. */
 static bool preprocessor_label;
+static bool first_of_its_kind(const char *key);
 
 /*
  * KIND: MESSAGE: TOKEN, its source line, the macros it came through; then RELATED (the
  * other place a message names, as in "Expecting lvalue"), if any.  A parse error names
  * the token on a line of its own ("saw: ..."); the others after the message.
  */
+/* A parse error alike one shown before (KEY) is counted, not shown, as stap's are. */
+static bool parse_error_shown_before(const char *key)
+{
+	if (first_of_its_kind(key))
+		return false;
+	diag.suppressed_errors++;
+	return true;
+}
+
+static void put_located(const char *kind, struct token *tok, struct token *related,
+			const char *message);
+
 void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,
 	      va_list ap)
+{
+	struct strbuf message = { 0 };
+
+	if (diag_quiet)
+		return;
+	sb_vprintf(&message, fmt, ap);
+	if (strcmp(kind, "parse error") != 0 || !parse_error_shown_before(message.data))
+		put_located(kind, tok, related, message.data);
+	sb_free(&message);
+}
+
+void diag_parse_error_from(struct token *tok, int site, const char *fmt, va_list ap)
+{
+	struct strbuf message = { 0 };
+	char *key;
+
+	if (diag_quiet)
+		return;
+	sb_vprintf(&message, fmt, ap);
+	key = xasprintf("%d %s", site, message.data);
+	if (!parse_error_shown_before(key))
+		put_located("parse error", tok, NULL, message.data);
+	free(key);
+	sb_free(&message);
+}
+
+static void put_located(const char *kind, struct token *tok, struct token *related,
+			const char *message)
 {
 	struct strbuf sb = { 0 };
 	int width = (int)strlen(kind);	/* labels align under the end of KIND */
 	bool own_line = strcmp(kind, "parse error") == 0;
-
-	if (diag_quiet)
-		return;
 	char *label = xasprintf("%s:", kind);	/* the colon is inside the colour */
 
 	put_coloured(&sb, kind_colour(kind), label, strlen(label));
 	free(label);
 	sb_putc(&sb, ' ');
-	sb_vprintf(&sb, fmt, ap);
+	sb_puts(&sb, message);
+	if (tok && own_line && tok->kind == TOK_EOF) {
+		/* the end of a file has no source line: "saw: FILE EOF", as stap says */
+		sb_printf(&sb, "\n%*s: %s EOF\n\n", width, "saw", tok->file->name);
+		fputs(sb.data, stderr);
+		sb_free(&sb);
+		return;
+	}
 	if (tok) {
+		/* what the lexer could not read ("junk"), and the preprocessor's token, are
+		 * "at:"; the token the parser did not expect, "saw:" */
 		if (own_line)
 			sb_printf(&sb, "\n%*s: ", width,
-				  tok->kind == TOK_EOF || preprocessor_label ? "at" : "saw");
+				  tok->kind == TOK_JUNK || preprocessor_label ? "at" : "saw");
 		else
 			sb_puts(&sb, ": ");
 		put_token(&sb, tok, !own_line);

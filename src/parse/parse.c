@@ -3,7 +3,9 @@
  *
  * parse_file() tokenizes, preprocesses (preprocess.c) and parses.  Each grammar rule is
  * one function with the rule above it.  On a syntax error the parser reports it, skips
- * to the next top-level declaration and goes on, up to MAX_PARSE_ERRORS.
+ * the token it stopped at and then to the next top-level declaration, as stap's does,
+ * and goes on, up to MAX_PARSE_ERRORS (stap has no limit; this one bounds what a
+ * generated or hostile file can cost).
  */
 #include "stap.h"
 
@@ -11,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PARSE_ERRORS 50
+#define MAX_PARSE_ERRORS 1000
 /* Deeper nesting is refused rather than risking the stack of this and later passes. */
 #define MAX_NESTING_DEPTH 1000
 
@@ -40,19 +42,28 @@ static struct node *statement(struct parser *ps);
 static struct node *block(struct parser *ps);
 static struct node *unary(struct parser *ps);
 
-static NORETURN void syntax_error(struct parser *ps, struct token *tok, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
+/*
+ * Reports a syntax error at TOK and unwinds to parse_declarations().  SITE, the line of
+ * the parser that raised it (syntax_error() passes its own), makes errors alike: the same
+ * message from the same place is shown once, as stap shows its errors once per place in
+ * its parser ("expected identifier" of a parameter and of a global both show).
+ */
+static NORETURN void syntax_error_from(struct parser *ps, int site, struct token *tok,
+				       const char *fmt, ...) PRINTF_LIKE(4, 5);
 
-static void syntax_error(struct parser *ps, struct token *tok, const char *fmt, ...)
+static void syntax_error_from(struct parser *ps, int site, struct token *tok,
+			      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag_vat("parse error", tok, NULL, fmt, ap);
+	diag_parse_error_from(tok, site, fmt, ap);
 	va_end(ap);
 	ps->errors++;
 	longjmp(ps->recover, 1);
 }
+
+#define syntax_error(ps, tok, ...) syntax_error_from((ps), __LINE__, (tok), __VA_ARGS__)
 
 static struct node *new_node(enum node_kind kind, struct token *tok)
 {
@@ -118,21 +129,45 @@ static bool accept(struct parser *ps, const char *text)
 	return true;
 }
 
-static struct token *expect(struct parser *ps, const char *text)
+/* The end of the file where one token was wanted: stap's words for it (alike anywhere). */
+static void check_not_eof(struct parser *ps)
 {
-	if (!peek(ps, text))
-		syntax_error(ps, ps->tok, "expected '%s'", text);
+	if (ps->tok->kind == TOK_EOF)
+		syntax_error_from(ps, 0, ps->tok, "unexpected end-of-file");
+}
+
+/* The token TEXT, or an error from SITE (the caller's line: expect() passes it). */
+static struct token *expect_from(struct parser *ps, int site, const char *text)
+{
+	if (!peek(ps, text)) {
+		check_not_eof(ps);
+		syntax_error_from(ps, site, ps->tok, "expected '%s'", text);
+	}
 	return next_token(ps);
 }
 
+#define expect(ps, text) expect_from((ps), __LINE__, (text))
+
 /* A plain identifier: not $target, not @operator. */
-static struct token *expect_ident(struct parser *ps)
+static struct token *expect_ident_from(struct parser *ps, int site)
 {
 	struct token *tok = ps->tok;
 
-	if (tok->kind != TOK_IDENT || tok->text[0] == '$' || tok->text[0] == '@')
-		syntax_error(ps, tok, "expected identifier");
+	if (tok->kind != TOK_IDENT || tok->text[0] == '$' || tok->text[0] == '@') {
+		check_not_eof(ps);
+		syntax_error_from(ps, site, tok, "expected identifier");
+	}
 	return next_token(ps);
+}
+
+#define expect_ident(ps) expect_ident_from((ps), __LINE__)
+
+/* A value was wanted: stap says "expected value" at the end of the file.  Alike from
+ * wherever a value was wanted, as stap's come from one place. */
+static NORETURN void expected_value(struct parser *ps, struct token *tok)
+{
+	syntax_error_from(ps, 1, tok, tok->kind == TOK_EOF ? "expected value" :
+				      "expected literal string or number");
 }
 
 static bool is_declaration_start(struct parser *ps)
@@ -206,7 +241,7 @@ static struct node *literal(struct parser *ps)
 		n->number = (int64_t)(0 - (uint64_t)n->number);
 		return n;
 	}
-	syntax_error(ps, tok, "expected literal string or number");
+	expected_value(ps, tok);
 }
 
 /* ---- expressions ---- */
@@ -629,7 +664,7 @@ static struct node *primary(struct parser *ps)
 		return n;
 	}
 	if (tok->kind != TOK_IDENT)
-		syntax_error(ps, tok, "expected literal string or number");
+		expected_value(ps, tok);
 	if (t[0] == '$')
 		return target(ps);
 	if (t[0] == '@') {
@@ -661,7 +696,7 @@ static struct node *primary(struct parser *ps)
 			return stat_op(ps);
 		if (strcmp(t, "@hist_linear") == 0 || strcmp(t, "@hist_log") == 0)
 			return hist_op(ps);
-		syntax_error(ps, tok, "unknown operator or undefined macro %s", t);
+		syntax_error(ps, tok, "unknown operator %s", t);
 	}
 	next_token(ps);
 	if (accept(ps, "(")) {
@@ -1132,6 +1167,8 @@ static struct node *statement_body(struct parser *ps)
 	} else if (accept(ps, "delete")) {
 		n = new_node(ND_DELETE, tok);	/* pass 2 checks what is deleted */
 		n->lhs = postfix(ps);
+	} else if (tok->kind == TOK_KEYWORD || tok->kind == TOK_EOF) {
+		syntax_error(ps, tok, "expected statement");	/* probe, else, long... */
 	} else {
 		n = expr_statement(ps);
 	}
@@ -1157,7 +1194,7 @@ static struct node *block(struct parser *ps)
 
 	while (!accept(ps, "}")) {
 		if (ps->tok->kind == TOK_EOF)
-			syntax_error(ps, ps->tok, "expected '}'");
+			syntax_error(ps, ps->tok, "expected statement");
 		tail = tail->next = statement(ps);
 	}
 	n->body = head.next;
@@ -1533,15 +1570,12 @@ static void toplevel(struct parser *ps)
 static void parse_declarations(struct parser *ps)
 {
 	while (ps->tok->kind != TOK_EOF && ps->errors < MAX_PARSE_ERRORS) {
-		struct token *before = ps->tok;
-
 		if (setjmp(ps->recover) == 0) {
 			toplevel(ps);
 		} else {
 			ps->in_function = false;
 			ps->depth = 0;
-			if (ps->tok == before)
-				next_token(ps);
+			next_token(ps);
 			synchronize(ps);
 		}
 	}

@@ -29,6 +29,8 @@ struct expander {
 	long expanded;		/* tokens that macros produced */
 	bool overflowed;	/* MAX_EXPANDED_TOKENS reached: no more expansion */
 	bool mark_next;		/* the next token out is version_dependent */
+	bool argument_failed;	/* a $N out of range in this declaration: stap's parser
+				 * skips the rest of it, so the next ones are not errors */
 };
 
 /*
@@ -696,7 +698,17 @@ static bool script_argument(struct expander *ex, struct token *tok, struct token
 	 * stap reads "$1A3" with $1 "a" as the identifier aA3, and @1A3 as "a" A3 */
 	index = strtol(t + 1, &end, 10);
 	if (index < 1 || index > args->count) {
-		pp_error(ex, tok, "command line argument out of range [1-%d]", args->count);
+		/* stap's lexer makes it a junk token, and its parser's error skips to the
+		 * next declaration (an error there too is alike: counted, not shown) */
+		if (!ex->argument_failed) {
+			struct token *junk = copy_token(tok);
+
+			junk->kind = TOK_JUNK;
+			junk->text = "";
+			pp_error(ex, junk, "command line argument out of range [1-%d]",
+				 args->count);
+		}
+		ex->argument_failed = true;
 		return true;
 	}
 	if (t[0] == '@') {
@@ -749,6 +761,9 @@ static struct token *expand(struct expander *ex, struct token *tok, struct token
 			tok = define_macro(ex, tok);
 			continue;
 		}
+		if (tok->kind == TOK_KEYWORD && (token_is(tok, "probe") || token_is(tok, "function") ||
+						 token_is(tok, "global") || token_is(tok, "private")))
+			ex->argument_failed = false;	/* the next declaration */
 		if (script_argument(ex, tok, tail)) {
 			tok = tok->next;
 			continue;

@@ -145,8 +145,8 @@ static void lex_error(struct lexer *lx, struct token *tok, const char *msg)
 	lx->errors++;
 }
 
-/* Skips blanks and comments; false on an unterminated comment. */
-static bool skip_space(struct lexer *lx)
+/* Skips blanks and comments (an unterminated comment ends with the file, as in stap). */
+static void skip_space(struct lexer *lx)
 {
 	for (;;) {
 		if (isspace((unsigned char)*lx->p)) {
@@ -157,21 +157,13 @@ static bool skip_space(struct lexer *lx)
 			lx->comment = true;
 		} else if (lx->p[0] == '/' && lx->p[1] == '*') {
 			lx->comment = true;
-			int line = lx->line, column = lx->column;
-
 			advance(lx, 2);
 			while (*lx->p && !(lx->p[0] == '*' && lx->p[1] == '/'))
 				advance(lx, 1);
-			if (!*lx->p) {
-				struct token *tok = new_token(lx, TOK_JUNK, line, column);
-
-				tok->text = xstrdup("/*");
-				lex_error(lx, tok, "Could not find matching '*/'");
-				return false;
-			}
-			advance(lx, 2);
+			if (*lx->p)
+				advance(lx, 2);
 		} else {
-			return true;
+			return;
 		}
 		lx->space = true;
 	}
@@ -315,8 +307,8 @@ static void lex_embedded(struct lexer *lx, struct token *tok)
 		advance(lx, 1);
 	if (!*lx->p) {
 		tok->kind = TOK_JUNK;
-		tok->text = xstrdup("%{");
-		lex_error(lx, tok, "Could not find matching '%}'");
+		tok->text = xstrdup("");
+		lex_error(lx, tok, "Could not find matching '%}' to close embedded function block");
 		return;
 	}
 	tok->text = xstrndup(start, lx->p - start);
@@ -328,7 +320,7 @@ struct token *tokenize(struct source_file *file, int *errors)
 	struct lexer lx = { .file = file, .p = file->text, .line = 1, .column = 1 };
 
 	lx.tail = &lx.head;
-	while (skip_space(&lx) && *lx.p) {
+	for (skip_space(&lx); *lx.p; skip_space(&lx)) {
 		struct token *tok = new_token(&lx, TOK_OPERATOR, lx.line, lx.column);
 		char c = *lx.p;
 
@@ -368,13 +360,9 @@ struct token *tokenize(struct source_file *file, int *errors)
 					break;
 				}
 			}
-			if (!tok->text) {
-				tok->kind = TOK_JUNK;
+			if (!tok->text)	/* any other character is an operator of its own, as
+					 * in stap: the parser says what it expected instead */
 				tok->text = xstrndup(lx.p, 1);
-				advance(&lx, 1);
-				lex_error(&lx, tok, "unexpected character");
-				continue;
-			}
 			advance(&lx, strlen(tok->text));
 		}
 		if (lx.errors > 0 && tok->kind == TOK_JUNK)
