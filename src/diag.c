@@ -260,7 +260,8 @@ static void put_source(struct strbuf *sb, int width, struct token *tok)
 	free(line);
 }
 
-/* The preprocessor's parse errors name their token after "at:", as stap's do. */
+/* The preprocessor's parse errors name their token after "at:", as stap's do (and a few
+ * of the parser's, which stap raises at a token it has read: "not more than 1 ..."). */
 static bool preprocessor_label;
 static bool first_of_its_kind(const char *key);
 
@@ -294,19 +295,13 @@ void diag_vat(const char *kind, struct token *tok, struct token *related, const 
 	sb_free(&message);
 }
 
-void diag_parse_error_from(struct token *tok, int site, const char *fmt, va_list ap)
+void diag_parse_error_keyed(struct token *tok, const char *key, bool at, const char *message)
 {
-	struct strbuf message = { 0 };
-	char *key;
-
-	if (diag_quiet)
+	if (diag_quiet || parse_error_shown_before(key))
 		return;
-	sb_vprintf(&message, fmt, ap);
-	key = xasprintf("%d %s", site, message.data);
-	if (!parse_error_shown_before(key))
-		put_located("parse error", tok, NULL, message.data);
-	free(key);
-	sb_free(&message);
+	preprocessor_label = at;
+	put_located("parse error", tok, NULL, message);
+	preprocessor_label = false;
 }
 
 static void put_located(const char *kind, struct token *tok, struct token *related,

@@ -186,9 +186,10 @@ void diag_related(const char *kind, struct token *tok, struct token *related, co
 		  ...) PRINTF_LIKE(4, 5);
 void diag_vat(const char *kind, struct token *tok, struct token *related, const char *fmt,
 	      va_list ap);
-/* A parse error raised at SITE (a place in the parser): alike ones, the same message
- * from the same place, are shown once, as stap's are (the others counted) */
-void diag_parse_error_from(struct token *tok, int site, const char *fmt, va_list ap);
+/* A parse error of the parser: alike ones (the same KEY: the parser says what makes
+ * errors alike) are shown once, as stap's are, the others counted; AT labels the token
+ * "at:" instead of "saw:" */
+void diag_parse_error_keyed(struct token *tok, const char *key, bool at, const char *message);
 void diag_error(const char *fmt, ...) PRINTF_LIKE(1, 2);		/* "ERROR: ..." */
 void diag_system_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);	/* "WARNING: ..." */
 /* remove_tree(PATH), each thing that could not be removed a warning */

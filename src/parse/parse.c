@@ -30,6 +30,8 @@ struct parser {
 					 * p->f, f()[i], &x, (e)$ on plain values */
 	int depth;			/* recursion depth of the parser */
 	int errors;
+	bool error_token_kept;		/* the last error was at a token only looked at: the
+					 * recovery starts there, not after it (as stap's) */
 	jmp_buf recover;
 	struct embed **embed_tail;
 	struct symbol **global_tail;
@@ -44,26 +46,42 @@ static struct node *unary(struct parser *ps);
 
 /*
  * Reports a syntax error at TOK and unwinds to parse_declarations().  SITE, the line of
- * the parser that raised it (syntax_error() passes its own), makes errors alike: the same
- * message from the same place is shown once, as stap shows its errors once per place in
- * its parser ("expected identifier" of a parameter and of a global both show).
+ * the parser that raised it (syntax_error() passes its own; negative: name TOK "at:"),
+ * makes errors alike: the same message from the same place is shown once, as stap shows
+ * its errors once per place in its parser ("expected identifier" of a parameter and of
+ * a global both show).  SITE_ANY_MESSAGE: alike whatever the message (the lists'
+ * "expected one of ...", which stap raises from one place).
  */
+#define SITE_ANY_MESSAGE 0x40000000
+
 static NORETURN void syntax_error_from(struct parser *ps, int site, struct token *tok,
 				       const char *fmt, ...) PRINTF_LIKE(4, 5);
 
 static void syntax_error_from(struct parser *ps, int site, struct token *tok,
 			      const char *fmt, ...)
 {
+	struct strbuf message = { 0 };
+	char *key;
 	va_list ap;
 
 	va_start(ap, fmt);
-	diag_parse_error_from(tok, site, fmt, ap);
+	sb_vprintf(&message, fmt, ap);
 	va_end(ap);
+	key = site & SITE_ANY_MESSAGE ? xasprintf("%d", site) :
+					xasprintf("%d %s", site, message.data);
+	diag_parse_error_keyed(tok, key, site < 0, message.data);
+	free(key);
+	sb_free(&message);
 	ps->errors++;
 	longjmp(ps->recover, 1);
 }
 
 #define syntax_error(ps, tok, ...) syntax_error_from((ps), __LINE__, (tok), __VA_ARGS__)
+/* ... naming TOK "at:", as stap does for a few errors at a token it has read */
+#define syntax_error_read(ps, tok, ...) syntax_error_from((ps), -__LINE__, (tok), __VA_ARGS__)
+/* ... at a token stap only looked at: the next declaration may begin with it */
+#define syntax_error_peeked(ps, tok, ...) \
+	((ps)->error_token_kept = true, syntax_error_from((ps), __LINE__, (tok), __VA_ARGS__))
 
 static struct node *new_node(enum node_kind kind, struct token *tok)
 {
@@ -161,6 +179,19 @@ static struct token *expect_ident_from(struct parser *ps, int site)
 }
 
 #define expect_ident(ps) expect_ident_from((ps), __LINE__)
+
+/* The place of every list's "expected one of ...": alike, whichever list (as stap's). */
+#define SITE_LIST_END (2 | SITE_ANY_MESSAGE)
+
+/* TEXT ending a list: else stap's "expected one of 'CHOICES'" (its list, its order). */
+static struct token *expect_closing(struct parser *ps, const char *text, const char *choices)
+{
+	if (!peek(ps, text)) {
+		check_not_eof(ps);
+		syntax_error_from(ps, SITE_LIST_END, ps->tok, "expected one of '%s'", choices);
+	}
+	return next_token(ps);
+}
 
 /* A value was wanted: stap says "expected value" at the end of the file.  Alike from
  * wherever a value was wanted, as stap's come from one place. */
@@ -285,7 +316,7 @@ static void index_list(struct parser *ps, struct node *owner)
 		}
 		add_arg(ps, owner, &tail, n);
 	} while (accept(ps, ","));
-	expect(ps, "]");
+	expect_closing(ps, "]", "] ,");
 }
 
 /* args = (expr ("," expr)*)? ")" */
@@ -298,7 +329,7 @@ static void call_args(struct parser *ps, struct node *call)
 		do
 			add_arg(ps, call, &tail, expr(ps));
 		while (accept(ps, ","));
-		expect(ps, ")");
+		expect_closing(ps, ")", ") ,");
 	}
 	leave(ps);
 }
@@ -404,11 +435,21 @@ static struct node *target(struct parser *ps)
 	return n;
 }
 
+/* A string of @cast or @var: stap's words when it is not one are "expected string". */
+static char *cast_string(struct parser *ps)
+{
+	if (ps->tok->kind != TOK_STRING) {
+		check_not_eof(ps);
+		syntax_error(ps, ps->tok, "expected string");
+	}
+	return string_literal(ps)->raw;
+}
+
 /* ("," string)? ")" target_tail      the end of @cast and @var: a module, then ->... */
 static void module_and_tail(struct parser *ps, struct node *n)
 {
 	if (accept(ps, ","))
-		n->module = string_literal(ps)->raw;
+		n->module = cast_string(ps);
 	expect(ps, ")");
 	target_tail(ps, n);
 }
@@ -435,7 +476,7 @@ static struct node *cast(struct parser *ps)
 
 	leave(ps);
 	expect(ps, ",");
-	n->type_name = string_literal(ps)->raw;
+	n->type_name = cast_string(ps);
 	module_and_tail(ps, n);
 	return n;
 }
@@ -446,7 +487,7 @@ static struct node *at_var(struct parser *ps)
 	struct node *n = new_node(ND_AT_VAR, next_token(ps));
 
 	expect(ps, "(");
-	n->string = string_literal(ps)->raw;
+	n->string = cast_string(ps);
 	module_and_tail(ps, n);
 	return n;
 }
@@ -555,6 +596,9 @@ static struct node *stat_op(struct parser *ps)
 	n->string = n->tok->text;
 	if (variance && accept(ps, ","))
 		add_arg(ps, n, &tail, expr(ps));
+	if (peek(ps, ","))	/* stap's words, at the comma */
+		syntax_error_read(ps, ps->tok, variance ? "not more than 2 parameters allowed" :
+					       "not more than 1 parameter allowed");
 	leave(ps);
 	expect(ps, ")");
 	return n;
@@ -577,7 +621,7 @@ static struct node *hist_op(struct parser *ps)
 		expect(ps, ",");
 		param = literal(ps);
 		if (param->kind != ND_NUMBER)
-			syntax_error(ps, param->tok, "expected literal number");
+			syntax_error(ps, param->tok, "expected number");
 		add_arg(ps, n, &tail, param);
 	}
 	leave(ps);
@@ -625,9 +669,14 @@ static struct node *print_call(struct parser *ps, struct token *name, enum print
 	do
 		add_arg(ps, n, &tail, expr(ps));
 	while (accept(ps, ","));
-	if (delimited && n->nargs < 3)
-		syntax_error(ps, ps->tok, "%s needs a delimiter and at least two values",
-			     name->text);
+	if (!peek(ps, ")")) {
+		check_not_eof(ps);
+		syntax_error_from(ps, SITE_LIST_END, ps->tok, "expected one of ', )'");
+	}
+	if (delimited && n->nargs < 3) {	/* stap wants a value after the ")" */
+		next_token(ps);
+		expected_value(ps, ps->tok);
+	}
 close:
 	leave(ps);
 	expect(ps, ")");
@@ -1168,7 +1217,7 @@ static struct node *statement_body(struct parser *ps)
 		n = new_node(ND_DELETE, tok);	/* pass 2 checks what is deleted */
 		n->lhs = postfix(ps);
 	} else if (tok->kind == TOK_KEYWORD || tok->kind == TOK_EOF) {
-		syntax_error(ps, tok, "expected statement");	/* probe, else, long... */
+		syntax_error_peeked(ps, tok, "expected statement");	/* probe, else, ... */
 	} else {
 		n = expr_statement(ps);
 	}
@@ -1194,7 +1243,7 @@ static struct node *block(struct parser *ps)
 
 	while (!accept(ps, "}")) {
 		if (ps->tok->kind == TOK_EOF)
-			syntax_error(ps, ps->tok, "expected statement");
+			syntax_error_peeked(ps, ps->tok, "expected statement");
 		tail = tail->next = statement(ps);
 	}
 	n->body = head.next;
@@ -1401,7 +1450,7 @@ static void probe(struct parser *ps, bool private_)
 	if (!p->alias && (peek(ps, "=") || peek(ps, "+=")))
 		syntax_error(ps, ps->tok, "expected probe point specifier");
 	if (!peek(ps, "{"))	/* stap's words for what may follow a point */
-		syntax_error(ps, ps->tok, "expected one of ', { } = +='");
+		syntax_error_peeked(ps, ps->tok, "expected one of ', { } = +='");
 	p->body = block(ps);
 	if (p->alias == ALIAS_PROLOGUE && accept(ps, ","))
 		p->epilogue = block(ps);
@@ -1456,10 +1505,15 @@ static void function(struct parser *ps, bool private_)
 		} while (accept(ps, ","));
 		expect(ps, ")");
 	}
-	if (accept(ps, ":")) {
-		if (ps->tok->kind != TOK_NUMBER)
-			syntax_error(ps, ps->tok, "expected a number for the function's priority");
-		f->priority = next_token(ps)->number;
+	if (accept(ps, ":")) {	/* a literal; stap's words for each wrong one */
+		struct node *priority = literal(ps);
+
+		if (priority->kind != ND_NUMBER)
+			syntax_error(ps, ps->tok, "expected literal number");
+		if (priority->number <= 0)
+			syntax_error(ps, priority->tok->kind == TOK_NUMBER ? priority->tok :
+					 priority->tok->next, "specified priority must be > 0");
+		f->priority = priority->number;
 		f->has_priority = true;
 	}
 	if (ps->tok->kind == TOK_EMBEDDED) {
@@ -1489,11 +1543,17 @@ static void global_var(struct parser *ps, bool private_)
 	g->wrap = accept(ps, "%");
 	if (accept(ps, "[")) {
 		if (ps->tok->kind != TOK_NUMBER)
-			syntax_error(ps, ps->tok, "expected a number for the array's size");
-		if (ps->tok->number < 1 || ps->tok->number > INT32_MAX)
-			syntax_error(ps, ps->tok, "array size out of range");
+			syntax_error(ps, ps->tok, "expected number");
 		g->array_size = next_token(ps)->number;
 		expect(ps, "]");
+		if (g->array_size < 1 || g->array_size > INT32_MAX) {
+			/* stap names the end of the file, whatever follows the ] */
+			struct token *end = ps->tok;
+
+			while (end->kind != TOK_EOF)
+				end = end->next;
+			syntax_error_peeked(ps, end, "array size out of range");
+		}
 		if (accept(ps, "%"))
 			g->wrap = true;
 	}
@@ -1575,7 +1635,9 @@ static void parse_declarations(struct parser *ps)
 		} else {
 			ps->in_function = false;
 			ps->depth = 0;
-			next_token(ps);
+			if (!ps->error_token_kept)
+				next_token(ps);
+			ps->error_token_kept = false;
 			synchronize(ps);
 		}
 	}
