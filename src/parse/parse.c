@@ -660,12 +660,24 @@ static struct node *print_call(struct parser *ps, struct token *name, enum print
 		if (formatted && n->args->kind == ND_STRING &&
 		    format_conversions(n->args->string, NULL, 0) < 0)
 			syntax_error(ps, ps->tok, "invalid or missing conversion specifier");
-		if (formatted && !peek(ps, ","))
+		if (formatted && peek(ps, ")"))
 			goto close;
-		expect(ps, ",");
+		if (delimited && peek(ps, ")")) {	/* stap wants a value after the ")" */
+			next_token(ps);
+			expected_value(ps, ps->tok);
+		}
+		if (!peek(ps, ",")) {
+			check_not_eof(ps);
+			syntax_error_from(ps, SITE_LIST_END, ps->tok, "expected one of ', )'");
+		}
+		next_token(ps);
 	}
 	if ((kind == PRINT_PRINTLN || kind == PRINT_SPRINTLN) && peek(ps, ")"))
 		goto close;	/* a bare newline */
+	if (kind == PRINT_PRINT && (peek_ident(ps, "@hist_log") || peek_ident(ps, "@hist_linear"))) {
+		add_arg(ps, n, &tail, expr(ps));	/* print(@hist_...) has nothing else */
+		goto close;
+	}
 	do
 		add_arg(ps, n, &tail, expr(ps));
 	while (accept(ps, ","));
