@@ -401,6 +401,15 @@ static void infer_compare(struct typing *ty, struct node *n)
 	bool fits;
 
 	a = infer(ty, n->lhs);
+	if (n->lhs->kind == ND_INCREMENT && want == TYPE_STRING) {
+		/* x++ compared with a string: stap's "invalid operator", then the string
+		 * where its number goes */
+		if (ty->el->report)
+			semantic_error(ty->el, n->lhs->tok, "invalid operator");
+		infer(ty, n->rhs);
+		push_type(ty, n->rhs, TYPE_LONG);
+		return;
+	}
 	fits = want == TYPE_UNKNOWN || a == TYPE_UNKNOWN || a == want;
 	push_type(ty, n->lhs, want);
 	if (!fits && !is_literal(n->lhs))
