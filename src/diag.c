@@ -498,6 +498,8 @@ static bool first_of_its_kind(const char *key)
  * errors are alike when raised for the same reason, which KEY names (the format, for
  * semantic_error), and warnings when their texts are the same.
  */
+static bool last_error_shown;	/* semantic_error_followup() follows it */
+
 static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
 		     struct token *related, const char *key, const char *message)
 {
@@ -510,8 +512,10 @@ static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
 			diag.suppressed_errors++;
 		else
 			diag.suppressed_warnings++;
+		last_error_shown = false;
 		return;
 	}
+	last_error_shown = true;
 	/* an error in a probe point first says which point */
 	if (is_error && el->resolving && !el->resolving_shown) {
 		el->resolving_shown = true;
@@ -546,6 +550,18 @@ void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *
 			  const char *message)
 {
 	diagnose(el, true, tok, NULL, key, message);
+}
+
+void semantic_error_followup(struct elaborator *el, struct token *tok, const char *fmt, ...)
+{
+	va_list ap;
+
+	el->errors++;
+	if (diag_quiet || !last_error_shown)
+		return;
+	va_start(ap, fmt);
+	diag_vat("semantic error", tok, NULL, fmt, ap);
+	va_end(ap);
 }
 
 void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,

@@ -81,6 +81,10 @@ void semantic_error(struct elaborator *el, struct token *tok, const char *fmt, .
 /* An error alike the others of the same KEY. */
 void semantic_error_keyed(struct elaborator *el, struct token *tok, const char *key,
 			  const char *message);
+/* The second part of the error just raised ("type was first inferred here"): shown with
+ * it, left out (and not counted as an error alike) with it, as stap's chained error. */
+void semantic_error_followup(struct elaborator *el, struct token *tok, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
 /* An error about TOK that also shows RELATED, the other place involved. */
 void semantic_error_related(struct elaborator *el, struct token *tok, struct token *related,
 			    const char *fmt, ...) PRINTF_LIKE(4, 5);

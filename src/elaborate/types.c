@@ -41,12 +41,13 @@ static void learn_type(struct elaborator *el, enum stap_type *slot, struct token
 			       type_name(*slot));
 	} else if (index >= 0) {
 		semantic_error(el, tok, "index %d type mismatch (%s)", index, type_name(type));
-		semantic_error(el, *slot_tok, "type of index %d was first inferred here (%s)",
-			       index, type_name(*slot));
+		semantic_error_followup(el, *slot_tok,
+					"type of index %d was first inferred here (%s)", index,
+					type_name(*slot));
 	} else {
 		semantic_error(el, tok, "type mismatch (%s)", type_name(type));
-		semantic_error(el, *slot_tok, "type was first inferred here (%s)",
-			       type_name(*slot));
+		semantic_error_followup(el, *slot_tok, "type was first inferred here (%s)",
+					type_name(*slot));
 	}
 }
 
@@ -79,7 +80,8 @@ static bool learn_arity(struct elaborator *el, struct symbol *sym, int arity, st
 		return true;
 	if (el->report) {
 		semantic_error(el, tok, "inconsistent arity (%d vs %d)", sym->arity, arity);
-		semantic_error(el, sym->arity_tok, "arity %d first inferred here", sym->arity);
+		semantic_error_followup(el, sym->arity_tok, "arity %d first inferred here",
+					sym->arity);
 	}
 	return false;
 }
@@ -196,6 +198,11 @@ static void infer_keys(struct typing *ty, struct symbol *array, struct node *key
 	}
 }
 
+static bool is_literal(struct node *n)
+{
+	return n->kind == ND_NUMBER || n->kind == ND_STRING;
+}
+
 /* ---- printf formats ---- */
 
 static void infer_printf(struct typing *ty, struct node *n)
@@ -208,12 +215,14 @@ static void infer_printf(struct typing *ty, struct node *n)
 		enum stap_type t = infer(ty, a);
 
 		if (count >= 0 && i < count && i < 64) {
-			if (t == TYPE_UNKNOWN)
-				push_type(ty, a, expected[i]);
+			if (t == TYPE_UNKNOWN || (t != expected[i] && !is_literal(a)))
+				push_type(ty, a, expected[i]);	/* a variable's conflict */
 			else if (t != expected[i] && ty->el->report)
-				semantic_error(ty->el, a->tok,
-					       "type mismatch: expected %s but found %s",
-					       type_name(expected[i]), type_name(t));
+				/* stap checks a literal twice: one shown, one counted */
+				for (int twice = 0; twice < 2; twice++)
+					semantic_error(ty->el, a->tok,
+						       "type mismatch: expected %s but found %s",
+						       type_name(expected[i]), type_name(t));
 		}
 	}
 	if (!ty->el->report)
@@ -381,11 +390,6 @@ static enum stap_type settled_type(struct node *n)
 	if (n->kind == ND_VAR && n->sym && n->sym->kind == SYM_GLOBAL && n->sym->init)
 		return n->sym->type;
 	return n->type;
-}
-
-static bool is_literal(struct node *n)
-{
-	return n->kind == ND_NUMBER || n->kind == ND_STRING;
 }
 
 /*
