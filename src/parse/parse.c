@@ -46,13 +46,14 @@ static struct node *unary(struct parser *ps);
 
 /*
  * Reports a syntax error at TOK and unwinds to parse_declarations().  SITE, the line of
- * the parser that raised it (syntax_error() passes its own; negative: name TOK "at:"),
- * makes errors alike: the same message from the same place is shown once, as stap shows
- * its errors once per place in its parser ("expected identifier" of a parameter and of
- * a global both show).  SITE_ANY_MESSAGE: alike whatever the message (the lists'
- * "expected one of ...", which stap raises from one place).
+ * the parser that raised it (syntax_error() passes its own), makes errors alike: the
+ * same message from the same place is shown once, as stap shows its errors once per
+ * place in its parser ("expected identifier" of a parameter and of a global both show).
+ * Flags with it: SITE_ANY_MESSAGE, alike whatever the message (the lists' "expected one
+ * of ...", which stap raises from one place); SITE_AT_LABEL, TOK named "at:".
  */
 #define SITE_ANY_MESSAGE 0x40000000
+#define SITE_AT_LABEL 0x20000000
 
 static NORETURN void syntax_error_from(struct parser *ps, int site, struct token *tok,
 				       const char *fmt, ...) PRINTF_LIKE(4, 5);
@@ -69,7 +70,7 @@ static void syntax_error_from(struct parser *ps, int site, struct token *tok,
 	va_end(ap);
 	key = site & SITE_ANY_MESSAGE ? xasprintf("%d", site) :
 					xasprintf("%d %s", site, message.data);
-	diag_parse_error_keyed(tok, key, site < 0, message.data);
+	diag_parse_error_keyed(tok, key, site & SITE_AT_LABEL, message.data);
 	free(key);
 	sb_free(&message);
 	ps->errors++;
@@ -78,7 +79,8 @@ static void syntax_error_from(struct parser *ps, int site, struct token *tok,
 
 #define syntax_error(ps, tok, ...) syntax_error_from((ps), __LINE__, (tok), __VA_ARGS__)
 /* ... naming TOK "at:", as stap does for a few errors at a token it has read */
-#define syntax_error_read(ps, tok, ...) syntax_error_from((ps), -__LINE__, (tok), __VA_ARGS__)
+#define syntax_error_read(ps, tok, ...) \
+	syntax_error_from((ps), __LINE__ | SITE_AT_LABEL, (tok), __VA_ARGS__)
 /* ... at a token stap only looked at: the next declaration may begin with it */
 #define syntax_error_peeked(ps, tok, ...) \
 	((ps)->error_token_kept = true, syntax_error_from((ps), __LINE__, (tok), __VA_ARGS__))
