@@ -7,7 +7,7 @@
  * entries are on two lists: the iteration order, which stp_map_sort() rearranges, and
  * the insertion age, which picks the entry a wrapping array (a%[N]) gives up when full.
  * After load nothing here allocates or sleeps, and no loop runs longer than the map's
- * size (sorting: n log n comparisons).
+ * size (sorting: n log n comparisons; a foreach's limit of N <= 30, about N * n).
  *
  * An entry's data holds its keys then its value, each 8-byte aligned: a long key or value
  * takes 8 bytes, a string MAXSTRINGLEN, a statistic stp_stat_size(desc->stat).
