@@ -37,6 +37,7 @@ static void abandon_statement(struct elaborator *el)
 {
 	el->statement_abandoned = true;
 }
+
 static void add_entry(struct elaborator *el, struct scope *sc, struct node *n);
 static enum autocast_result resolve_autocast(struct elaborator *el, struct probe_body *handler,
 					     struct function *function, struct node *n,
@@ -120,11 +121,24 @@ static void resolve_assigned(struct elaborator *el, struct scope *sc, struct nod
 }
 
 /*
+ * NAME used as an array of ARITY keys names nothing.  The errors are alike (one shown, the
+ * others counted) within a SITE: stap's are, per place in its resolver, so a foreach's
+ * ("foreach") and the others' (NULL: a[k], k in a, delete a[k]) both show.
+ */
+static void unresolved_array(struct elaborator *el, struct node *name, int arity,
+			     const char *site)
+{
+	char *message = xasprintf("unresolved arity-%d global array %s, missing global "
+				  "declaration?", arity, name->string);
+
+	semantic_error_keyed(el, name->tok, site ? site : "unresolved array", message);
+	free(message);
+	abandon_statement(el);
+}
+
+/*
  * An array or an element's array: a global, or a local already seen (whose arity then
- * conflicts, which types.c reports).  Parameters are scalars.  An unknown name's errors
- * are alike (one shown, the others counted) within a SITE: stap's are, per place in its
- * resolver, so a foreach's ("foreach") and the others' (NULL: a[k], k in a, delete a[k])
- * both show.
+ * conflicts, which types.c reports).  Parameters are scalars.
  */
 static struct symbol *resolve_global_array_at(struct elaborator *el, struct scope *sc,
 					      struct node *name, int arity, const char *site)
@@ -134,12 +148,7 @@ static struct symbol *resolve_global_array_at(struct elaborator *el, struct scop
 	if (!sym && (sym = find_global(el, name->string, sc->file)))
 		use_global(el, sym);
 	if (!sym) {
-		char *message = xasprintf("unresolved arity-%d global array %s, missing global "
-					  "declaration?", arity, name->string);
-
-		semantic_error_keyed(el, name->tok, site ? site : "unresolved array", message);
-		free(message);
-		abandon_statement(el);
+		unresolved_array(el, name, arity, site);
 		return NULL;
 	}
 	name->sym = sym;
@@ -865,15 +874,8 @@ static void resolve(struct elaborator *el, struct scope *sc, struct node *n)
 
 			for (struct node *k = fe->filter; k; k = k->next)
 				nfilter++;
-			if (nfilter != fe->nkeys) {
-				char *message = xasprintf("unresolved arity-%d global array %s, "
-							  "missing global declaration?", nfilter,
-							  fe->array->string);
-
-				semantic_error_keyed(el, fe->array->tok, "foreach", message);
-				free(message);
-				abandon_statement(el);
-			}
+			if (nfilter != fe->nkeys)
+				unresolved_array(el, fe->array, nfilter, "foreach");
 		}
 		resolve_list(el, sc, fe->filter);
 		resolve(el, sc, fe->limit);
