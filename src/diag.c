@@ -493,13 +493,13 @@ static bool first_of_its_kind(const char *key)
 	return true;
 }
 
+static bool last_error_shown;	/* semantic_error_followup() follows it */
+
 /*
  * Prints MESSAGE unless one alike was printed before (then it is counted).  Like stap,
  * errors are alike when raised for the same reason, which KEY names (the format, for
  * semantic_error), and warnings when their texts are the same.
  */
-static bool last_error_shown;	/* semantic_error_followup() follows it */
-
 static void diagnose(struct elaborator *el, bool is_error, struct token *tok,
 		     struct token *related, const char *key, const char *message)
 {
