@@ -329,7 +329,13 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("mq_timedreceive", "u_abs_timeout", "abs_timeout", ARG_DEFAULT),
 	RENAME("mq_timedreceive", "u_msg_prio", "msg_prio", ARG_DEFAULT),
 	RENAME("mq_timedreceive", "u_msg_ptr", "msg_ptr", ARG_DEFAULT),
+	RENAME("migrate_pages", "new_nodes", "new_nodes", ARG_HEX),
+	RENAME("migrate_pages", "old_nodes", "old_nodes", ARG_HEX),
+	RENAME("move_pages", "nodes", "nodes", ARG_HEX),
+	RENAME("move_pages", "pages", "pages", ARG_HEX),
+	RENAME("move_pages", "status", "status", ARG_HEX),
 	RENAME("mq_timedsend", "u_abs_timeout", "abs_timeout", ARG_DEFAULT),
+	RENAME("mq_timedsend", "u_msg_ptr", "msg_ptr", ARG_POINTER),
 	RENAME("mremap", "addr", "old_address", ARG_DEFAULT),
 	RENAME("mremap", "new_addr", "new_address", ARG_DEFAULT),
 	RENAME("mremap", "new_len", "new_size", ARG_DEFAULT),
@@ -403,7 +409,7 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("fchownat", "flag", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE("fcntl", "cmd", ARG_UNSIGNED, "_fcntl_cmd_str"),
 	DECODE("finit_module", "flags", ARG_SIGNED, "_finit_module_flags_str"),
-	DECODE("flock", "cmd", ARG_UNSIGNED, "_flock_cmd_str"),
+	DECODE_RENAMED("flock", "cmd", "operation", ARG_UNSIGNED, "_flock_cmd_str"),
 	DECODE("fsetxattr", "flags", ARG_SIGNED, "_stp_xattr_flags_str"),
 	DECODE("futex", "op", ARG_SIGNED, "_futex_op_str"),
 	DECODE("get_mempolicy", "flags", ARG_UNSIGNED, "_mempolicy_flags_str"),
@@ -684,10 +690,17 @@ static const char *string_address(const char *syscall, const char *param)
 	return NULL;
 }
 
+static void probe_name(const char *syscall, const char **probe, const char **name);
+
+/* SYSCALL's rule for PARAM: its own, else that of another call of the same probe alias
+ * (a 32-bit call's variables are named as the 64-bit one's: ia32_fstat64's fd is
+ * fstat's filedes, as newfstat's), else one for any call. */
 static const struct arg_rule *rule_for(const char *syscall, const char *param)
 {
-	const struct arg_rule *found = NULL;
+	const struct arg_rule *found = NULL, *same_alias = NULL;
+	const char *alias, *unused, *other;
 
+	probe_name(syscall, &alias, &unused);
 	for (size_t i = 0; i < sizeof(arg_rules) / sizeof(arg_rules[0]); i++) {
 		const struct arg_rule *r = &arg_rules[i];
 
@@ -695,10 +708,15 @@ static const struct arg_rule *rule_for(const char *syscall, const char *param)
 			continue;
 		if (strcmp(r->syscall, syscall) == 0)
 			return r;
-		if (strcmp(r->syscall, "*") == 0)
+		if (strcmp(r->syscall, "*") == 0) {
 			found = r;
+			continue;
+		}
+		probe_name(r->syscall, &other, &unused);
+		if (!same_alias && strcmp(other, alias) == 0)
+			same_alias = r;
 	}
-	return found;
+	return same_alias ? same_alias : found;
 }
 
 static bool is_char(struct ctype *t)
