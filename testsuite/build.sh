@@ -217,6 +217,13 @@ if [ -x "$kbuild/scripts/pahole-flags.sh" ]; then
 		test -n "$(grep -E '^Running make .* PAHOLE_FLAGS=--stapler-own' <<<"$out")" -a \
 		"$(grep -o 'PAHOLE_FLAGS=' <<<"$details" | wc -l)" = 1
 fi
+# CFLAGS_GCOV's test of -fprofile-update (6.1 and 6.12) runs nm twice, into grep ' U ', in
+# every make: its value is kept with the kernel API tests and given to make
+kept_gcov=$(cat "$STAPLER_CACHE_DIR"/autoconf/"$rel"-*/cflags_gcov 2>/dev/null)
+details="kept: $kept_gcov; $(grep -c '"grep", " U "' "$work/cc.trace") runs of grep ' U '"
+check "kbuild's CFLAGS_GCOV is kept once per kernel and the build runs no nm for it" \
+	test "$(grep -c '"grep", " U "' "$work/cc.trace")" = 0 -a \
+	-n "$(grep -e '-fprofile-arcs' <<<"$kept_gcov")"
 rm -rf "$asked" "$answered"
 
 # kbuild-cc itself, with a compiler that counts its runs

@@ -221,15 +221,22 @@ static struct strlist autoconf_tests(const char *dir)
 /*
  * Values kbuild works out by running programs in every make it starts, which the kernel
  * API tests' run prints once per kernel (as "stapler-kbuild NAME=VALUE"), kept in a file
- * each: the compiler kbuild runs (for kbuild-cc), and 6.1's PAHOLE_FLAGS, a recursive
- * variable that runs scripts/pahole-flags.sh and pahole at each expansion (five times a
- * build, 0.15 s), given to make as they are (build_module()).
+ * each: the compiler kbuild runs (for kbuild-cc, not given to make as it is); 6.1's
+ * PAHOLE_FLAGS, a recursive variable that runs scripts/pahole-flags.sh and pahole at each
+ * expansion (five times a build, 0.15 s); CFLAGS_GCOV, whose -fprofile-update test runs
+ * nm twice on the compiler's objects in every make (0.15 s, a tenth of a hello world's
+ * build).  The last two are given to make as they are (a variable on make's command line
+ * makes the Makefile's assignments to it, and the programs they run, go unevaluated),
+ * unless -B sets the variable or one it is made from (build_module()).
  */
 static const struct {
 	const char *var, *file;
+	bool to_make;
+	const char *made_from;	/* -B of this variable too leaves the kept value out */
 } kbuild_values[] = {
-	{ "CC", "compiler" },
-	{ "PAHOLE_FLAGS", "pahole_flags" },
+	{ "CC", "compiler", false, NULL },
+	{ "PAHOLE_FLAGS", "pahole_flags", true, "PAHOLE" },
+	{ "CFLAGS_GCOV", "cflags_gcov", true, NULL },
 };
 
 /* Each value make's LOG printed, into WORK/FILE (kbuild_values). */
@@ -374,7 +381,7 @@ char *autoconf_dir(struct session *s)
 	char *pahole;
 
 	hasher_init(&h);
-	hash_string(&h, "stapler autoconf 2");
+	hash_string(&h, "stapler autoconf 3");	/* 3: CFLAGS_GCOV kept */
 	pahole = which_program("pahole");	/* PAHOLE_FLAGS follows its version */
 	hash_string(&h, pahole ? pahole : "(no pahole)");
 	if (pahole)
@@ -564,23 +571,38 @@ static char *kbuild_cc_arg(const char *autoconf)
 	return arg;
 }
 
-/* "PAHOLE_FLAGS=..." as kbuild had it for the kernel API tests in AUTOCONF; NULL without
- * it, or when -B sets PAHOLE or PAHOLE_FLAGS itself */
-static char *pahole_flags_arg(struct session *s, const char *autoconf)
+/* -B sets make variable VAR */
+static bool make_arg_sets(struct session *s, const char *var)
 {
-	char *path, *flags, *arg;
+	size_t n = strlen(var);
 
 	for (int i = 0; i < s->make_args.count; i++)
-		if (starts_with(s->make_args.items[i], "PAHOLE=") ||
-		    starts_with(s->make_args.items[i], "PAHOLE_FLAGS="))
-			return NULL;
-	path = xasprintf("%s/pahole_flags", autoconf);
-	flags = read_file(path, NULL);
-	arg = flags ? xasprintf("PAHOLE_FLAGS=%s", flags) : NULL;
+		if (strncmp(s->make_args.items[i], var, n) == 0 && s->make_args.items[i][n] == '=')
+			return true;
+	return false;
+}
 
-	free(flags);
-	free(path);
-	return arg;
+/* "VAR=VALUE" for each kept value of kbuild_values that goes to make (as kbuild had it
+ * for the kernel API tests in AUTOCONF), into ARGV */
+static void add_kept_values(struct session *s, const char *autoconf, struct strlist *argv)
+{
+	for (size_t i = 0; i < sizeof(kbuild_values) / sizeof(kbuild_values[0]); i++) {
+		char *path, *value;
+
+		if (!kbuild_values[i].to_make || make_arg_sets(s, kbuild_values[i].var) ||
+		    (kbuild_values[i].made_from && make_arg_sets(s, kbuild_values[i].made_from)))
+			continue;
+		path = xasprintf("%s/%s", autoconf, kbuild_values[i].file);
+		value = read_file(path, NULL);
+		if (value) {
+			char *arg = xasprintf("%s=%s", kbuild_values[i].var, value);
+
+			strlist_add(argv, arg);
+			free(arg);
+		}
+		free(value);
+		free(path);
+	}
 }
 
 int build_module(struct session *s)
@@ -591,7 +613,7 @@ int build_module(struct session *s)
 	char *autoconf = have_build_tree(s) ? autoconf_dir(s) : NULL;
 	char *kbuild = NULL;
 	char *dir_arg = xasprintf("-C%s", s->kernel_build_dir);
-	char *m_arg = xasprintf("M=%s", s->tmpdir), *cc_arg = NULL, *pahole_arg = NULL;
+	char *m_arg = xasprintf("M=%s", s->tmpdir), *cc_arg = NULL;
 	struct strlist argv = { 0 };
 	bool show_output = verbose_at(s, 4, 2);
 	int status, rc = -1;
@@ -613,8 +635,7 @@ int build_module(struct session *s)
 		strlist_add(&argv, s->make_args.items[i]);
 	if ((cc_arg = kbuild_cc_arg(autoconf)))
 		strlist_add(&argv, cc_arg);
-	if ((pahole_arg = pahole_flags_arg(s, autoconf)))
-		strlist_add(&argv, pahole_arg);
+	add_kept_values(s, autoconf, &argv);
 	if (verbose_at(s, 4, 2))
 		show_command(&argv);
 
@@ -641,6 +662,5 @@ out:
 	free(dir_arg);
 	free(m_arg);
 	free(cc_arg);
-	free(pahole_arg);
 	return rc;
 }
