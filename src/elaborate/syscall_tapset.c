@@ -34,6 +34,7 @@
 #include "debuginfo/ctype.h"
 #include "debuginfo/dw.h"
 
+#include <ctype.h>
 #include <dwarf.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -74,7 +75,8 @@ struct arg_rule {
 	const char *decoder;
 	const char *str;		/* the decoded variable's name (NULL: VAR_str) */
 	const char *count;		/* ARG_BUFFER, ARG_SOCKADDR: the parameter with its
-					 * size; with a decoder, a parameter it takes too */
+					 * size; with a decoder, a parameter it takes too,
+					 * or a number ("1") */
 	const char *shown;		/* how argstr shows the decoded value (NULL: "%s") */
 	bool count_first;		/* the decoder takes COUNT's value first */
 };
@@ -133,6 +135,8 @@ static const struct arg_rule arg_rules[] = {
 	KIND("symlinkat", "oldname", ARG_STRING_AT),
 	KIND("umask", "mask", ARG_OCTAL),
 	KIND("unlinkat", "pathname", ARG_STRING_AT),
+	KIND("utime", "filename", ARG_STRING),		/* char *, not const */
+	KIND("utimes", "filename", ARG_STRING),
 	/* named otherwise than the kernel names them */
 	RENAME("_sysctl", "args", "args", ARG_HEX),
 	RENAME("accept", "fd", "sockfd", ARG_SIGNED),
@@ -238,7 +242,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("rename", "newname", "newpath", ARG_STRING),
 	RENAME("rename", "oldname", "oldpath", ARG_STRING),
 	RENAME("rt_sigpending", "uset", "set", ARG_POINTER),
-	RENAME("rt_sigprocmask", "nset", "set", ARG_POINTER),
 	RENAME("rt_sigprocmask", "oset", "oldset", ARG_POINTER),
 	RENAME("sched_getaffinity", "user_mask_ptr", "mask", ARG_POINTER),
 	RENAME("sched_getparam", "param", "p", ARG_POINTER),
@@ -270,6 +273,7 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("timer_delete", "timer_id", "timerid", ARG_SIGNED),
 	RENAME("timer_getoverrun", "timer_id", "timerid", ARG_SIGNED),
 	RENAME("umount", "name", "target", ARG_STRING),
+	RENAME("utime", "times", "buf", ARG_POINTER),
 	RENAME("vmsplice", "uiov", "iov", ARG_HEX),
 	RENAME("wait4", "ru", "rusage", ARG_POINTER),
 	RENAME("wait4", "stat_addr", "status", ARG_POINTER),
@@ -287,7 +291,6 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("linkat", "olddfd", "olddirfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("mkdirat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("mknodat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
-	RENAME("adjtimex", "txc_p", "buf", ARG_DEFAULT),
 	RENAME("chown16", "filename", "path", ARG_DEFAULT),
 	RENAME("chown16", "user", "owner", ARG_DEFAULT),
 	RENAME("clock_adjtime", "utx", "tx", ARG_DEFAULT),
@@ -299,7 +302,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("fchownat", "user", "owner", ARG_DEFAULT),
 	RENAME("fremovexattr", "fd", "filedes", ARG_DEFAULT),
 	RENAME("fsetxattr", "fd", "filedes", ARG_DEFAULT),
-	RENAME("futimesat", "utimes", "tvp", ARG_DEFAULT),
 	RENAME("get_robust_list", "head_ptr", "list_head", ARG_DEFAULT),
 	RENAME("get_robust_list", "len_ptr", "len", ARG_DEFAULT),
 	RENAME("getcpu", "cpup", "cpu", ARG_DEFAULT),
@@ -353,7 +355,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("rt_tgsigqueueinfo", "pid", "tid", ARG_DEFAULT),
 	RENAME("sched_getattr", "uattr", "sched_attr", ARG_DEFAULT),
 	RENAME("sched_getattr", "usize", "size", ARG_DEFAULT),
-	RENAME("sched_setattr", "uattr", "sched_attr", ARG_DEFAULT),
 	RENAME("semtimedop", "tsops", "sops", ARG_DEFAULT),
 	RENAME("send", "buff", "buf", ARG_DEFAULT),
 	RENAME("send", "fd", "s", ARG_DEFAULT),
@@ -370,7 +371,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("timer_create", "timer_event_spec", "evp", ARG_DEFAULT),
 	RENAME("timer_gettime", "setting", "value", ARG_DEFAULT),
 	RENAME("timer_gettime", "timer_id", "timerid", ARG_DEFAULT),
-	RENAME("timer_settime", "new_setting", "value", ARG_DEFAULT),
 	RENAME("timer_settime", "old_setting", "ovalue", ARG_DEFAULT),
 	RENAME("timer_settime", "timer_id", "timerid", ARG_DEFAULT),
 	RENAME("timerfd_gettime", "otmr", "value", ARG_DEFAULT),
@@ -378,8 +378,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("timerfd_settime", "otmr", "ovalue", ARG_DEFAULT),
 	RENAME("timerfd_settime", "ufd", "fd", ARG_DEFAULT),
 	RENAME("timerfd_settime", "utmr", "value", ARG_DEFAULT),
-	RENAME("times", "tbuf", "buf", ARG_DEFAULT),
-	RENAME("utimensat", "utimes", "tsp", ARG_DEFAULT),
 	RENAME("waitid", "ru", "rusage", ARG_DEFAULT),
 	RENAME("waitid", "upid", "pid", ARG_DEFAULT),
 	RENAME("waitpid", "stat_addr", "status", ARG_DEFAULT),
@@ -532,20 +530,38 @@ static const struct arg_rule arg_rules[] = {
 	DECODE_RENAMED("clock_adjtime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_getres", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_gettime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
-	DECODE_RENAMED("clock_nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u"),
+	DECODE_WITH("clock_nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u", "1"),
 	DECODE_RENAMED("clock_nanosleep", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("clock_settime", "which_clock", "clk_id", ARG_SIGNED, "_get_wc_str"),
 	DECODE_RENAMED("execveat", "fd", "dirfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("fadvise64", "advice", "advice", ARG_SIGNED, "_fadvice_advice_str"),
 	DECODE_RENAMED("madvise", "behavior", "advice", ARG_SIGNED, "_madvice_advice_str"),
 	DECODE_RENAMED("mount", "flags", "mountflags", ARG_UNSIGNED, "_mountflags_str"),
-	DECODE_RENAMED("nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u"),
+	DECODE_WITH("nanosleep", "rqtp", "req", ARG_POINTER, "_struct_timespec_u", "1"),
 	DECODE_RENAMED("newfstatat", "dfd", "dirfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("newfstatat", "flag", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE_RENAMED("open_by_handle_at", "mountdirfd", "mount_dfd", ARG_SIGNED, "_dfd_str"),
 	DECODE_RENAMED("pipe2", "flags", "flags", ARG_SIGNED, "_sys_pipe2_flag_str"),
 	DECODE_RENAMED("setns", "flags", "nstype", ARG_SIGNED, "__fork_flags"),
 	DECODE_RENAMED("timer_create", "which_clock", "clockid", ARG_SIGNED, "_get_wc_str"),
+	/* a user struct decoded (stap's functions of the same names) */
+	DECODE_RENAMED("adjtimex", "txc_p", "buf", ARG_POINTER, "_struct_timex_u"),
+	DECODE_WITH("futimesat", "utimes", "tvp", ARG_POINTER, "_struct_timeval_u", "2"),
+	{ "quotactl", "addr", NULL, ARG_POINTER, "__quotactl_addr_str", "__addr_str", "cmd", NULL,
+	  false },		/* by the command; no variable in stap's -L */
+	DECODE_RENAMED("rt_sigprocmask", "nset", "set", ARG_POINTER, "_stp_sigset_u"),
+	DECODE_AS("rt_sigqueueinfo", "uinfo", ARG_POINTER, "_stp_siginfo_u", "siginfo_str"),
+	DECODE_RENAMED("sched_setattr", "uattr", "sched_attr", ARG_POINTER, "_struct_sched_attr_u"),
+	DECODE_WITH("settimeofday", "tv", "tv", ARG_POINTER, "_struct_timeval_u", "1"),
+	DECODE("settimeofday", "tz", ARG_POINTER, "_struct_timezone_u"),
+	DECODE_WITH("setxattr", "value", "value", ARG_POINTER, "_stp_xattr_val_str", "size"),
+	DECODE("sigaltstack", "uss", ARG_POINTER, "_stp_sigaltstack_u"),
+	DECODE("sysinfo", "info", ARG_POINTER, "_struct_sysinfo_u"),
+	DECODE_RENAMED("timer_settime", "new_setting", "value", ARG_POINTER, "_struct_itimerspec_u"),
+	DECODE_RENAMED("times", "tbuf", "buf", ARG_POINTER, "_struct_tms_u"),
+	DECODE_WITH("utimensat", "utimes", "tsp", ARG_POINTER, "_struct_timespec_u", "2"),
+	{ "utimes", "utimes", "tvp", ARG_POINTER, "_struct_timeval_u", "tvp_uaddr_str", "2", NULL,
+	  false },
 	/* decoded, and shown in argstr otherwise */
 	DECODE_SHOWN("rt_sigaction", "act", ARG_POINTER, "_struct_sigaction_u", "{%s}"),
 	/* socket addresses: in argstr as {AF_INET, 127.0.0.1, 80} */
@@ -802,7 +818,7 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 					  a->var);
 			if (a->decoder) {	/* what it points at, shown in its place */
 				free(shown);
-				shown = xasprintf("%s_str", a->var);
+				shown = a->str ? xstrdup(a->str) : xasprintf("%s_str", a->var);
 				if (a->count)
 					sb_printf(sb, "\t%s = %s(%s_uaddr, %s)\n", shown, a->decoder,
 						  a->var, a->count);
@@ -953,6 +969,8 @@ static void finish_args(const struct abi *abi, const char *syscall, struct arg *
 
 		if (!other || args[i].kind == ARG_BUFFER)
 			continue;
+		if (isdigit((unsigned char)other[0]))
+			continue;	/* a number, given to the decoder as it is */
 		args[i].count = NULL;
 		for (int j = 0; j < n; j++)
 			if (strcmp(args[j].param, other) == 0) {
@@ -1138,6 +1156,22 @@ static void put_entry_body(struct strbuf *sb, const struct abi *abi, const char 
 	put_variables(sb, syscall, name, args, n);
 }
 
+/* The expression of retstr for SYSCALL's return value: return_str(1, retval), or the
+ * decoder stap's tapset shows it with ("5 (TIME_ERROR)" for adjtimex). */
+static const char *return_text(const char *syscall)
+{
+	static const struct { const char *syscall, *decoder; } decoders[] = {
+		{ "adjtimex", "_adjtimex_return_str(retval)" },
+	};
+	const char *probe, *name;
+
+	probe_name(syscall, &probe, &name);
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (strcmp(decoders[i].syscall, name) == 0)
+			return decoders[i].decoder;
+	return "return_str(1, retval)";
+}
+
 /*
  * The aliases' text for SYSCALL through ABI: syscall.PROBE and nd_syscall.PROBE, each a
  * kprobe on the entry point (as stap 4.8 makes them on these kernels: its dw_syscall
@@ -1160,7 +1194,7 @@ static void put_aliases(struct strbuf *sb, const struct abi *abi, const char *sy
 		put_entry_body(sb, abi, syscall, name, args, n, "pointer_arg(1)");
 		sb_printf(sb, "}\nprobe %s.%s.return = kprobe.function(\"%s\").return ?\n"
 			  "{\n\tname = \"%s\"\n\tretval = returnval()\n"
-			  "\tretstr = return_str(1, retval)\n}\n", family, probe, entry, name);
+			  "\tretstr = %s\n}\n", family, probe, entry, name, return_text(syscall));
 	}
 	put_tp_aliases(sb, abi, syscall, args, n, nrs, nnr);
 	sb_putc(sb, '\n');
@@ -1189,8 +1223,8 @@ static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char 
 		sb_printf(sb, "}\nprobe tp_syscall.%s.return = kernel.trace(\"raw_syscalls:sys_exit\")"
 			  "\n{\n\t__nr = kernel_long($regs + %d)\n\tif (%s || __syscall_ia32() != %d)\n"
 			  "\t\tnext\n\tname = \"%s\"\n\tretval = $ret\n"
-			  "\tretstr = return_str(1, retval)\n}\n", probe, PT_REGS_ORIG_AX,
-			  other.data, abi->bits32, name);
+			  "\tretstr = %s\n}\n", probe, PT_REGS_ORIG_AX,
+			  other.data, abi->bits32, name, return_text(syscall));
 	}
 	sb_free(&other);
 }
