@@ -11,7 +11,8 @@
 # kernel: STAPLER_KERNEL_RELEASE=$(testsuite/vm/reference-release --second)).
 #
 # Each check runs in a copy of the script's folder (the meta commands name files beside
-# the script), at most 300 s, two at a time.  Prints "N of M pass -p4" at the end.
+# the script), two at a time, each at most STAPLER_EXAMPLE_TIMEOUT seconds (default 300;
+# a check stopped there fails with "timed out after N s").  Prints "N of M pass -p4".
 set -eu
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 stap=${1:-$top/stap}
@@ -41,8 +42,12 @@ check() {
 	# a module name of the example's own (the module cache ignores names: a rerun of an
 	# unchanged script is a cache hit)
 	module=ex_$(echo "$name" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' _)
-	if out=$(eval "timeout 300 $STAP_CMD -m $module $cmd" 2>&1 >/dev/null); then
+	local status=0
+	out=$(eval "timeout $STAPLER_EXAMPLE_TIMEOUT $STAP_CMD -m $module $cmd" 2>&1 >/dev/null) || status=$?
+	if [ "$status" -eq 0 ]; then
 		echo "pass $name"
+	elif [ "$status" -eq 124 ]; then
+		echo "fail $name: timed out after $STAPLER_EXAMPLE_TIMEOUT s"
 	else
 		echo "fail $name: $(echo "$out" | grep -m1 -i 'error\|fail\|timeout' || echo "$out" | head -1)"
 	fi
@@ -50,6 +55,7 @@ check() {
 }
 export -f check
 export STAP_CMD=$stap work
+export STAPLER_EXAMPLE_TIMEOUT=${STAPLER_EXAMPLE_TIMEOUT:-300}
 
 grep -l '^test_check:' "$work"/examples/*/*.meta "$work"/examples/*/*/*.meta 2>/dev/null |
 	sort | xargs -P 2 -I{} bash -c 'check {}' | sort -k2 >"$work/results"
