@@ -27,6 +27,14 @@
  *   quotactl(Q_SETQUOTA and Q_SETINFO of USRQUOTA, "/nonexistent/structs", 0, BUF)
  *     ENOENT, BUF filled with 1, 2, 3, ...
  *   pipe2(fds, 0) then close of both
+ *   with the timespec {5, 6}, the timeval {1, 2}, the rlimit {1, 2}, the itimerspec
+ *   {{1, 2}, {3, 4}}, the signal set above and BUF filled: clock_settime(CLOCK_MONOTONIC)
+ *   EINVAL, clock_adjtime(99) EINVAL, fsetxattr(-1, "user.x", "ab", 2, 0) EBADF,
+ *   lsetxattr("/nonexistent/structs", "user.x", "cd\0", 3, 0) ENOENT, rt_sigsuspend and
+ *   rt_sigtimedwait with sigsetsize 4 EINVAL, rt_tgsigqueueinfo(0x7ffffff0, 0x7ffffff0,
+ *   SIGUSR1) ESRCH, sched_getattr(0, BUF, 8, 0) EINVAL, setrlimit(999) EINVAL,
+ *   timerfd_settime(-1) EBADF, select(-1) EINVAL, recvmmsg(-1) EBADF, semtimedop(-1, NULL,
+ *   0) EINVAL, io_getevents(0) EINVAL
  *
  * It prints nothing, so that its output does not mix with a session's.
  */
@@ -56,6 +64,7 @@ int main(void)
 	struct { long sec, usec; } tv[2] = { { 1, 2000000 } }, tvs[2] = { { 1, 2 }, { 3, 4 } };
 	struct { int minuteswest, dsttime; } tz = { -60, 1 };
 	struct { long actime, modtime; } ub = { 111, 222 };
+	struct { unsigned long cur, max; } rl = { 1, 2 };
 	struct timespec ts[2] = { { 5, 6 }, { 7, UTIME_OMIT } }, nap = { 0, 1000 };
 	struct { struct timespec interval, value; } its = { { 1, 2 }, { 3, 4 } };
 	long buf[64];
@@ -123,5 +132,23 @@ int main(void)
 		syscall(SYS_close, fds[0]);
 		syscall(SYS_close, fds[1]);
 	}
+	fill(buf, sizeof(buf));
+	buf[0] = 0;		/* clock_adjtime's modes: read only */
+	syscall(SYS_clock_settime, CLOCK_MONOTONIC, &ts[0]);
+	syscall(SYS_clock_adjtime, 99, buf);
+	syscall(SYS_fsetxattr, -1, "user.x", "ab", 2, 0);
+	syscall(SYS_lsetxattr, missing, "user.x", "cd", 3, 0);
+	syscall(SYS_rt_sigsuspend, &set, 4);
+	syscall(SYS_rt_sigtimedwait, &set, &info, &ts[0], 4);
+	info.si_signo = SIGUSR1;
+	info.si_code = -1;
+	syscall(SYS_rt_tgsigqueueinfo, 0x7ffffff0, 0x7ffffff0, SIGUSR1, &info);
+	syscall(SYS_sched_getattr, 0, buf, 8, 0);
+	syscall(SYS_setrlimit, 999, &rl);
+	syscall(SYS_timerfd_settime, -1, 0, &its, NULL);
+	syscall(SYS_select, -1, NULL, NULL, NULL, tvs);
+	syscall(SYS_recvmmsg, -1, NULL, 0, 0, &ts[0]);
+	syscall(SYS_semtimedop, -1, NULL, 0, &ts[0]);
+	syscall(SYS_io_getevents, 0, 0, 0, NULL, &ts[0]);
 	return 0;
 }
