@@ -73,6 +73,20 @@ probe my.* { println(name) }' 2>&1)
 details=$unshared
 CHECK_PREFIX=cli check "pass 3: handlers of different shapes keep their strings in their code" \
 	lacks '_K\b|\.consts' "$unshared"
+# Pass 3: a call of a function of one definition is a call of its caller function
+# (call_function_NAME: the nesting check, the frame, the value), written once; a call of
+# overloads, which may pass it on with `next`, keeps the protocol at the call.
+calls='function f(s:string, n) { return sprintf("%s%d", s, n) }
+function g:long() :1 { next } function g:long() :2 { return 2 }
+probe begin { println(f("a", 1), f("b", 2), g()) }'
+expect "pass 3: a function of one definition is called through its caller, written once" 0 \
+	'(?s)static noinline __maybe_unused const char \*call_function_f\(struct context \*c, const char \*a0, s64 a1\)\n.*_ret[0-9]+ = stp_string_copy\(l->_tmp[0-9]+, call_function_f\(c, _arg[0-9]+_0, _arg[0-9]+_1\)\);.*call_function_f\(c, ' \
+	"$STAP" -p3 -e "$calls"
+overloads=$("$STAP" -p3 -e "$calls" 2>&1)
+details=$overloads
+CHECK_PREFIX=cli check "pass 3: a call of overloads is written out where it is made" \
+	bash -c '! grep -q "call_function_g[_0-9]*(c)" <<<"$1" &&
+		grep -q "function_g__1(c); c->nesting--.*function_g__2(c); c->nesting--" <<<"$1"' _ "$overloads"
 # The tapset index's cache (tapset-index/): a library file changed since the last run is
 # scanned again, even with the same size; a new file is seen; a file gone is forgotten.
 mkdir -p "$work/idx/lib"

@@ -6,6 +6,8 @@
  *   top-level %{ %} blocks (guru)
  *   globals: values, locks, map and statistic descriptions, -G module parameters
  *   struct probe_N_locals, struct function_NAME_locals, union stp_frame
+ *   call_function_NAME()                how a function of one definition is called
+ *                                      (translate_expr.c: function_caller())
  *   functions, probe handlers          one C function each; handlers that differ only in
  *                                      their strings share one, and each probe's strings
  *                                      are its table probe_N_K (share_handlers())
@@ -900,6 +902,14 @@ char *translate(struct session *s, struct program *prog)
 	for (struct function *f = prog->functions; f; f = f->next_used)
 		emit(&e, "static void %s(struct context *c);\n", function_c_name(&t, f));
 	emit(&e, "\n");
+	for (struct function *f = prog->functions; f; f = f->next_used) {
+		if (has_caller_function(f)) {
+			char *caller = function_caller(&t, f);
+
+			emit(&e, "%s\n", caller);
+			free(caller);
+		}
+	}
 	for (int i = 0; i < nbodies; i++) {
 		emit_literal_table(&e, &bodies[i]);
 		emit_body(&e, &bodies[i]);

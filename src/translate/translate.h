@@ -100,6 +100,8 @@ bool is_procfs_value(struct body *b, struct node *n);
 
 /* translate_expr.c: the C of an expression (the caller frees it) */
 char *translate_expr(struct body *b, struct node *n);
+bool has_caller_function(struct function *f);	/* a call of F goes through ... */
+char *function_caller(struct translator *t, struct function *f);	/* ... this C function */
 char *keys_setup(struct body *b, struct node *args, int id, unsigned int *mask);
 bool has_wildcard_key(struct node *args);
 char *stat_source(struct body *b, struct node *n, char **setup, struct global_c **gp);

@@ -655,6 +655,66 @@ static bool may_pass_on(struct function *f)
 	return may_pass_call_on(f);
 }
 
+/*
+ * A call of a function that has no overloads and does not pass the call on goes through
+ * its caller function, emitted once per module (function_caller()): the frame, the
+ * nesting check and the return value are written there once, not at every call, which
+ * made a script of many calls (the syscall tapset's aliases: errsnoop.stp) mostly copies
+ * of them for the compiler.  Other calls are written out where they are made.
+ */
+bool has_caller_function(struct function *f)
+{
+	return !f->next_overload && !may_pass_call_on(f);
+}
+
+/* What a caller function of F is called: "call_" and F's C name. */
+static char *caller_name(struct translator *t, struct function *f)
+{
+	return xasprintf("call_%s", function_c_name(t, f));
+}
+
+/* The C function through which F is called (has_caller_function()): the arguments in
+ * order, F's value (0 or "" when the call failed, the string in F's frame until the next
+ * call); a call where an operator names itself (@kderef) sets its own place. */
+char *function_caller(struct translator *t, struct function *f)
+{
+	const char *name = function_c_name(t, f);
+	char *caller = caller_name(t, f), *where = c_location(f->tok);
+	bool has_value = f->return_type != TYPE_UNKNOWN;
+	const char *failed = !has_value ? "" : f->return_type == TYPE_STRING ? " \"\"" : " 0";
+	struct strbuf sb = { 0 };
+	struct symbol *param;
+	int i;
+
+	sb_printf(&sb, "static noinline __maybe_unused %s%s(struct context *c",
+		  has_value ? c_type(f->return_type) : "void ", caller);
+	for (param = f->params, i = 0; param; param = param->next, i++)
+		sb_printf(&sb, ", %sa%d", c_type(param->type), i);
+	sb_printf(&sb, ")\n{\n\tstruct %s_locals *f;\n\tconst char *w = c->last_stmt;\n\n", name);
+	sb_printf(&sb, "\tif (unlikely(c->nesting >= MAXNESTING)) {\n\t\tc->last_stmt = %s;\n"
+		  "\t\tstp_soft_error(c, \"MAXNESTING exceeded\");\n\t\treturn%s;\n\t}\n",
+		  where, failed);
+	sb_printf(&sb, "\tf = &STP_FRAME(c, c->nesting + 1)->%s;\n", name);
+	for (param = f->params, i = 0; param; param = param->next, i++) {
+		if (param->type == TYPE_STRING)
+			sb_printf(&sb, "\tstp_string_copy(f->l_%s, a%d);\n", param->name, i);
+		else
+			sb_printf(&sb, "\tf->l_%s = a%d;\n", param->name, i);
+	}
+	if (f->embedded)
+		sb_printf(&sb, "\tc->last_stmt = %s;\n", where);
+	sb_printf(&sb, "\tc->nesting++;\n\t%s(c);\n\tc->nesting--;\n"
+		  "\tif (likely(!c->last_error))\n\t\tc->last_stmt = w;\n"
+		  "\tif (c->next_called) {\n\t\tc->next_called = false;\n\t\treturn%s;\n\t}\n",
+		  name, failed);
+	if (has_value)
+		sb_puts(&sb, "\treturn f->__retvalue;\n");
+	sb_puts(&sb, "}\n");
+	free(caller);
+	free(where);
+	return sb_steal(&sb);
+}
+
 static char *plain_function_call(struct body *b, struct node *n)
 {
 	struct function *first = n->func;
@@ -676,6 +736,29 @@ static char *plain_function_call(struct body *b, struct node *n)
 
 		sb_printf(&sb, "%s_arg%d_%d = %s; ", c_type(param->type), id, i, arg);
 		free(arg);
+	}
+	if (has_caller_function(first) && !(first->embedded && n->op)) {
+		char *caller = caller_name(b->t, first);
+		struct strbuf args = { 0 };
+
+		for (i = 0; i < first->nparams; i++)
+			sb_printf(&args, ", _arg%d_%d", id, i);
+		if (temp >= 0)
+			sb_printf(&sb, "if (likely(!c->last_error)) _ret%d = stp_string_copy(l->_tmp%d, "
+				  "%s(c%s)); ", id, temp, caller, args.data ? args.data : "");
+		else if (has_value)
+			sb_printf(&sb, "if (likely(!c->last_error)) _ret%d = %s(c%s); ", id, caller,
+				  args.data ? args.data : "");
+		else
+			sb_printf(&sb, "if (likely(!c->last_error)) %s(c%s); ", caller,
+				  args.data ? args.data : "");
+		sb_free(&args);
+		free(caller);
+		charge_call(b, n, first, &sb);
+		if (has_value)
+			sb_printf(&sb, "_ret%d; ", id);
+		sb_puts(&sb, "})");
+		return sb_steal(&sb);
 	}
 	where = body_location(b, first->tok);	/* stap places MAXNESTING at the function called */
 	sb_printf(&sb, "if (likely(!c->last_error)) { "
