@@ -18,7 +18,11 @@
  * What has side effects: writes to globals, printing, calls of functions that have them
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
  * read has none (stap elides an unused $var too, and with it the fault it could have),
- * nor has a division (stap elides an unused x / 0 with its error).  A statement whose
+ * nor has a division (stap elides an unused x / 0 with its error).  A script function
+ * has effects when its body has (or reads a $target, or runs next, foreach or delete);
+ * a try/catch and a division in it do not, as in stap, so an unused call of a decoder
+ * of the tapset (a try around user_*_error reads) goes as stap's pure embedded C goes.
+ * A statement whose
  * value is unused but has effects keeps only the parts that have them (keep_parts).
  */
 #include "elaborate.h"
@@ -143,11 +147,10 @@ static bool mark_impure(struct node *n, void *arg)
 	case ND_TARGET:
 	case ND_NEXT:
 	case ND_FOREACH:
-	case ND_TRY:
 		*impure = true;
 		break;
-	case ND_BINARY:
-		*impure |= n->op[0] == '/' || n->op[0] == '%';
+	case ND_TRY:	/* its parts decide: an error, caught or not, is no effect */
+	case ND_BINARY:	/* a division too, as in stap: an unused f(0) of 1 / x goes */
 		break;
 	default:
 		break;
