@@ -52,6 +52,7 @@ enum arg_kind {
 	ARG_SIGNED,		/* NAME, %d */
 	ARG_UNSIGNED,		/* NAME, %u */
 	ARG_HEX,		/* NAME, 0x%x */
+	ARG_ADDRESS,		/* a pointer kept as NAME (not NAME_uaddr), %p */
 	ARG_OCTAL,		/* NAME, %#o */
 	ARG_BUFFER,		/* a user buffer of COUNT bytes: NAME_uaddr, NAME_str (quoted) */
 	ARG_ARGV,		/* a user array of strings: NAME, ["a", "b"] */
@@ -113,6 +114,7 @@ static const struct arg_rule arg_rules[] = {
 	KIND("brk", "brk", ARG_HEX),
 	KIND("chmod", "mode", ARG_OCTAL),
 	KIND("clone", "tls", ARG_OMITTED),
+	KIND("copy_file_range", "flags", ARG_HEX),
 	KIND("creat", "mode", ARG_OCTAL),
 	KIND("fchmod", "mode", ARG_OCTAL),
 	KIND("fchmodat", "mode", ARG_OCTAL),
@@ -157,6 +159,8 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("chown", "user", "owner", ARG_UNSIGNED),
 	RENAME("chroot", "filename", "path", ARG_STRING),
 	RENAME("clock_getres", "tp", "res", ARG_POINTER),
+	RENAME("copy_file_range", "off_in", "off_in", ARG_ADDRESS),
+	RENAME("copy_file_range", "off_out", "off_out", ARG_ADDRESS),
 	RENAME("clock_nanosleep", "rmtp", "rem", ARG_POINTER),
 	RENAME("connect", "fd", "sockfd", ARG_SIGNED),
 	RENAME("dup", "fildes", "oldfd", ARG_UNSIGNED),
@@ -261,6 +265,8 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("setfsuid", "uid", "fsuid", ARG_UNSIGNED),
 	RENAME("setpriority", "niceval", "prio", ARG_SIGNED),
 	RENAME("shutdown", "fd", "s", ARG_SIGNED),
+	RENAME("splice", "off_in", "off_in", ARG_ADDRESS),
+	RENAME("splice", "off_out", "off_out", ARG_ADDRESS),
 	RENAME("statfs", "pathname", "path", ARG_STRING),
 	RENAME("statfs64", "pathname", "path", ARG_STRING),
 	RENAME("stime", "tptr", "t", ARG_POINTER),
@@ -878,7 +884,8 @@ static void put_variables(struct strbuf *sb, const char *syscall, const char *na
 					sb_printf(sb, "\t%s = %s(%s)\n", shown, a->decoder, a->var);
 			} else {
 				conversion = a->kind == ARG_SIGNED ? "%d" : a->kind == ARG_UNSIGNED ?
-					     "%u" : a->kind == ARG_HEX ? "0x%x" : "%#o";
+					     "%u" : a->kind == ARG_HEX ? "0x%x" :
+					     a->kind == ARG_ADDRESS ? "%p" : "%#o";
 				shown = xstrdup(a->var);
 			}
 		}

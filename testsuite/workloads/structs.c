@@ -34,7 +34,8 @@
  *   rt_sigtimedwait with sigsetsize 4 EINVAL, rt_tgsigqueueinfo(0x7ffffff0, 0x7ffffff0,
  *   SIGUSR1) ESRCH, sched_getattr(0, BUF, 8, 0) EINVAL, setrlimit(999) EINVAL,
  *   timerfd_settime(-1) EBADF, select(-1) EINVAL, recvmmsg(-1) EBADF, semtimedop(-1, NULL,
- *   0) EINVAL, io_getevents(0) EINVAL
+ *   0) EINVAL, io_getevents(0) EINVAL, splice(-1, NULL, -1, NULL, 5, SPLICE_F_MOVE) and
+ *   copy_file_range(-1, NULL, -1, NULL, 7, 0) EBADF
  *
  * It prints nothing, so that its output does not mix with a session's.
  */
@@ -150,5 +151,7 @@ int main(void)
 	syscall(SYS_recvmmsg, -1, NULL, 0, 0, &ts[0]);
 	syscall(SYS_semtimedop, -1, NULL, 0, &ts[0]);
 	syscall(SYS_io_getevents, 0, 0, 0, NULL, &ts[0]);
+	syscall(SYS_splice, -1, NULL, -1, NULL, 5, 1);
+	syscall(SYS_copy_file_range, -1, NULL, -1, NULL, 7, 0);
 	return 0;
 }
