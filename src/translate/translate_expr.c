@@ -703,10 +703,9 @@ char *function_caller(struct translator *t, struct function *f)
 	}
 	if (f->embedded)
 		sb_printf(&sb, "\tc->last_stmt = %s;\n", where);
+	/* F never runs next (has_caller_function()), so the call is always done */
 	sb_printf(&sb, "\tc->nesting++;\n\t%s(c);\n\tc->nesting--;\n"
-		  "\tif (likely(!c->last_error))\n\t\tc->last_stmt = w;\n"
-		  "\tif (c->next_called) {\n\t\tc->next_called = false;\n\t\treturn%s;\n\t}\n",
-		  name, failed);
+		  "\tif (likely(!c->last_error))\n\t\tc->last_stmt = w;\n", name);
 	if (has_value)
 		sb_puts(&sb, "\treturn f->__retvalue;\n");
 	sb_puts(&sb, "}\n");
