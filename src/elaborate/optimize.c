@@ -19,11 +19,11 @@
  * (embedded C unless marked pure), delete, <<< to a global, target writes; a target
  * read has none (stap elides an unused $var too, and with it the fault it could have),
  * nor has a division (stap elides an unused x / 0 with its error).  A script function
- * has effects when its body has (or reads a $target, or runs next, foreach or delete);
- * a try/catch and a division in it do not, as in stap, so an unused call of a decoder
- * of the tapset (a try around user_*_error reads) goes as stap's pure embedded C goes.
- * A statement whose
- * value is unused but has effects keeps only the parts that have them (keep_parts).
+ * has effects when its body has (or reads a $target, runs embedded C, next, foreach or
+ * delete); a try/catch and a division in it do not, as in stap, so an unused call of a
+ * tapset decoder (a try around user_*_error reads) goes as stap's pure embedded C goes.
+ * A statement whose value is unused but has effects keeps only the parts that have them
+ * (keep_parts).
  */
 #include "elaborate.h"
 #include "families/family.h"

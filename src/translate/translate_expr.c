@@ -738,20 +738,16 @@ static char *plain_function_call(struct body *b, struct node *n)
 	}
 	if (has_caller_function(first) && !(first->embedded && n->op)) {
 		char *caller = caller_name(b->t, first);
-		struct strbuf args = { 0 };
 
-		for (i = 0; i < first->nparams; i++)
-			sb_printf(&args, ", _arg%d_%d", id, i);
+		sb_puts(&sb, "if (likely(!c->last_error)) ");
 		if (temp >= 0)
-			sb_printf(&sb, "if (likely(!c->last_error)) _ret%d = stp_string_copy(l->_tmp%d, "
-				  "%s(c%s)); ", id, temp, caller, args.data ? args.data : "");
+			sb_printf(&sb, "_ret%d = stp_string_copy(l->_tmp%d, ", id, temp);
 		else if (has_value)
-			sb_printf(&sb, "if (likely(!c->last_error)) _ret%d = %s(c%s); ", id, caller,
-				  args.data ? args.data : "");
-		else
-			sb_printf(&sb, "if (likely(!c->last_error)) %s(c%s); ", caller,
-				  args.data ? args.data : "");
-		sb_free(&args);
+			sb_printf(&sb, "_ret%d = ", id);
+		sb_printf(&sb, "%s(c", caller);
+		for (i = 0; i < first->nparams; i++)
+			sb_printf(&sb, ", _arg%d_%d", id, i);
+		sb_puts(&sb, temp >= 0 ? ")); " : "); ");
 		free(caller);
 		charge_call(b, n, first, &sb);
 		if (has_value)
