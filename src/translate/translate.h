@@ -97,6 +97,7 @@ struct global_c *pragma_global_c(struct translator *t, const char *name, size_t 
 const char *function_c_name(struct translator *t, struct function *f);
 int script_nesting(struct translator *t);	/* MAXNESTING as stap works it out */
 bool is_procfs_value(struct body *b, struct node *n);
+bool cannot_fail(struct body *b, struct node *n);
 
 /* translate_expr.c: the C of an expression (the caller frees it) */
 char *translate_expr(struct body *b, struct node *n);

@@ -61,6 +61,45 @@ static bool has_side_effects(struct node *n)
 	       has_side_effects(n->els);
 }
 
+/* A local variable of the body (a probe's or function's), not a global, a target
+ * variable or a procfs probe's $value. */
+static bool is_local(struct body *b, struct node *n)
+{
+	return n->kind == ND_VAR && !n->access && !global_of(b->t, n->sym) &&
+	       !is_procfs_value(b, n);
+}
+
+/*
+ * Whether evaluating N can raise no error: numbers, strings, locals, and the operators
+ * on them but division and modulo (by zero), an assignment to a local among them.  Its
+ * statement needs no place for messages and no test after it (translate_statement()).
+ */
+bool cannot_fail(struct body *b, struct node *n)
+{
+	if (!n)
+		return true;
+	switch (n->kind) {
+	case ND_NUMBER: case ND_STRING:
+		return true;
+	case ND_VAR:
+		return is_local(b, n);
+	case ND_BINARY:
+		if (strcmp(n->op, "/") == 0 || strcmp(n->op, "%") == 0)
+			return false;
+		break;
+	case ND_ASSIGN:
+		if (strcmp(n->op, "/=") == 0 || strcmp(n->op, "%=") == 0)
+			return false;
+		break;
+	case ND_COMPARE: case ND_LOGICAL: case ND_UNARY: case ND_TERNARY: case ND_CONCAT:
+		break;
+	default:
+		return false;
+	}
+	return cannot_fail(b, n->lhs) && cannot_fail(b, n->rhs) && cannot_fail(b, n->cond) &&
+	       cannot_fail(b, n->then) && cannot_fail(b, n->els);
+}
+
 int new_temp(struct body *b)
 {
 	return b->ntemps++;
@@ -376,11 +415,29 @@ static void free_place(struct place *p)
 
 static char *assign(struct body *b, struct node *n)
 {
-	struct place p = place_of(b, n->lhs);
+	struct place p;
 	char *rhs = translate_expr(b, n->rhs);
 	int id = b->unique++;
 	char *s;
 
+	/* a local = a value: stored unless the value's evaluation failed, which one that
+	 * cannot fail never does */
+	if (is_local(b, n->lhs) && strcmp(n->op, "=") == 0) {
+		bool sure = cannot_fail(b, n->rhs);
+
+		if (n->lhs->type == TYPE_STRING)
+			s = sure ? xasprintf("stp_string_copy(l->l_%s, %s)", n->lhs->string, rhs) :
+			    xasprintf("({ const char *_v%d = %s; if (likely(!c->last_error)) "
+				      "stp_string_copy(l->l_%s, _v%d); (const char *)l->l_%s; })",
+				      id, rhs, n->lhs->string, id, n->lhs->string);
+		else
+			s = sure ? xasprintf("(l->l_%s = %s)", n->lhs->string, rhs) :
+			    xasprintf("({ s64 _v%d = %s; if (likely(!c->last_error)) l->l_%s = _v%d; "
+				      "_v%d; })", id, rhs, n->lhs->string, id, id);
+		free(rhs);
+		return s;
+	}
+	p = place_of(b, n->lhs);
 	if (n->lhs->type == TYPE_STRING) {
 		bool append = strcmp(n->op, ".=") == 0;
 

@@ -591,9 +591,19 @@ void translate_statement(struct body *b, struct node *n, int depth)
 		b->pending++;
 		break;
 	}
-	statement_prologue(b, n, depth);
+	/* a statement that cannot fail needs no place for messages, nor a test after it */
+	bool sure = n->kind == ND_EXPR_STMT && cannot_fail(b, n->lhs);
+
+	if (!sure)
+		statement_prologue(b, n, depth);
 	switch (n->kind) {
 	case ND_EXPR_STMT:
+		if (sure) {
+			x = translate_expr(b, n->lhs);
+			body_line(b, depth, "(void)%s;", x);
+			free(x);
+			break;
+		}
 		if (n->lhs->kind == ND_EMBEDDED_EXPR) {
 			/* `%{ CODE %}` as a statement is CODE as one, whatever its value:
 			   STAP_GLOBAL_SET_x(...) in it is a statement */
