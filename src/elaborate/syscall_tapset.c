@@ -41,7 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-39"
+#define GENERATOR "syscalls-40"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -451,7 +451,6 @@ static const struct arg_rule arg_rules[] = {
 	RENAME("rt_tgsigqueueinfo", "pid", "tid", ARG_DEFAULT),
 	RENAME("sched_getattr", "usize", "size", ARG_DEFAULT),
 	RENAME("semtimedop", "tsops", "sops", ARG_DEFAULT),
-	RENAME("send", "buff", "buf", ARG_DEFAULT),
 	RENAME("send", "fd", "s", ARG_DEFAULT),
 	RENAME("sendmmsg", "fd", "s", ARG_DEFAULT),
 	RENAME("setgroups", "gidsetsize", "size", ARG_DEFAULT),
@@ -709,6 +708,7 @@ static const struct arg_rule arg_rules[] = {
 	/* user buffers, with the parameter that has their size */
 	BUFFER("pwrite64", "buf", "count"),
 	BUFFER_AS("ia32_pwrite64", "ubuf", "buf", "count", NULL),
+	BUFFER_AS("send", "buff", "buf", "len", "buf"),
 	BUFFER_AS("sendto", "buff", "buf", "len", "buf"),
 	BUFFER("write", "buf", "count"),
 	/* user arrays of strings */
@@ -782,6 +782,42 @@ static const struct { const char *syscall, *var, *expr, *expr32; } alias_variabl
 	  "_struct_compat_utimbuf_modtime(buf_uaddr)" },
 	{ "utime32", "actime", NULL, "_struct_compat_utimbuf_actime(buf_uaddr)" },
 	{ "utime32", "modtime", NULL, "_struct_compat_utimbuf_modtime(buf_uaddr)" },
+};
+
+/*
+ * Variables an alias of ours would have that stap 4.8's has under another name or not at
+ * all (its -L): in ALIAS's handlers VAR is named AS, or __VAR when AS is NULL (a local -L
+ * leaves out, still there for argstr).  Its decoded values shown only in argstr, the
+ * unquoted strings it does not keep, the parameters it does not name (membarrier's
+ * cpu_id); mkdirat's pahtname_unquoted is stap 4.8's spelling.
+ */
+static const struct { const char *alias, *var, *as; } alias_renames[] = {
+	{ "clone", "clone_flags_str", NULL },
+	{ "compat_execve", "filename_unquoted", NULL },
+	{ "compat_execveat", "filename_unquoted", NULL },
+	{ "compat_futex", "op_str", NULL },
+	{ "compat_getitimer", "which_str", NULL },
+	{ "compat_signalfd", "sigsetsize", NULL },
+	{ "compat_signalfd", "ufd", NULL },
+	{ "compat_signalfd", "user_mask_uaddr", NULL },
+	{ "compat_sys_utimes", "filename_uaddr", NULL },
+	{ "compat_sys_utimes", "tvp_str", "tvp_uaddr_str" },
+	{ "compat_sys_utimes", "tvp_uaddr", "timeval" },
+	{ "execve", "filename_unquoted", NULL },
+	{ "execveat", "filename_unquoted", NULL },
+	{ "flock", "operation_str", NULL },
+	{ "futex", "op_str", NULL },
+	{ "getitimer", "which_str", NULL },
+	{ "getpriority", "which_str", NULL },
+	{ "getrlimit", "resource_str", NULL },
+	{ "keyctl", "option_str", NULL },
+	{ "membarrier", "cpu_id", NULL },
+	{ "mkdirat", "pathname_unquoted", "pahtname_unquoted" },
+	{ "signalfd", "sizemask", NULL },
+	{ "signalfd", "ufd", NULL },
+	{ "signalfd", "user_mask_uaddr", NULL },
+	{ "symlink", "newpath_unquoted", NULL },
+	{ "tee", "flags_str", NULL },
 };
 
 /*
@@ -1511,6 +1547,49 @@ static void free_tables(struct syscall_tables *t)
 static void put_tp_aliases(struct strbuf *sb, const struct abi *abi, const char *syscall,
 			   const struct arg *args, int n, const int *nrs, int nnr);
 
+static bool is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* alias_renames' of the alias SYSCALL entering through ABI is, in SB's text from FROM on
+ * (the handler's variables and argstr): each word VAR made AS. */
+static void rename_variables(struct strbuf *sb, size_t from, const struct abi *abi,
+			     const char *syscall)
+{
+	const char *probe, *name, *plain;
+
+	abi_probe_name(abi, syscall, &probe, &name, &plain);
+	for (size_t r = 0; r < sizeof(alias_renames) / sizeof(alias_renames[0]); r++) {
+		const char *var = alias_renames[r].var;
+		char *as = alias_renames[r].as ? xstrdup(alias_renames[r].as) :
+			   xasprintf("__%s", var);
+		size_t n = strlen(var);
+		struct strbuf out = { 0 };
+
+		if (strcmp(alias_renames[r].alias, probe) != 0) {
+			free(as);
+			continue;
+		}
+		sb_putn(&out, sb->data, from);
+		for (size_t i = from; i < sb->len;) {
+			bool word = strncmp(sb->data + i, var, n) == 0 &&
+				    (i == 0 || !is_ident_char(sb->data[i - 1])) &&
+				    !is_ident_char(sb->data[i + n]);
+
+			if (word) {
+				sb_puts(&out, as);
+				i += n;
+			} else {
+				sb_putc(&out, sb->data[i++]);
+			}
+		}
+		sb_free(sb);
+		*sb = out;
+		free(as);
+	}
+}
+
 /* An entry handler's statements: the N arguments read from the saved user registers the
  * struct pt_regs * REGS (an expression of the handler) points at, and the variables. */
 static void put_entry_body(struct strbuf *sb, const struct abi *abi, const char *syscall,
@@ -1523,7 +1602,10 @@ static void put_entry_body(struct strbuf *sb, const struct abi *abi, const char 
 	for (int i = 0; i < n; i++)
 		sb_printf(sb, "\t__arg%d = kernel_long(__regs + %d)%s\n", i + 1,
 			  abi->offsets[i], mask);
+	size_t from = sb->len;
+
 	put_variables(sb, syscall, name, abi->bits32, args, n);
+	rename_variables(sb, from, abi, syscall);
 }
 
 /* The expression of retstr for SYSCALL's return value: return_str(1, retval), or the
