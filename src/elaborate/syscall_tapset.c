@@ -41,7 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define GENERATOR "syscalls-40"
+#define GENERATOR "syscalls-41"
 #define IA32_HEADING "// 32-bit system calls (ia32)"	/* what follows is theirs */
 
 /* How an argument is kept and shown. */
@@ -120,15 +120,17 @@ static const struct arg_rule arg_rules[] = {
 	KIND("chmod", "mode", ARG_OCTAL),
 	KIND("clone", "tls", ARG_OMITTED),
 	KIND("copy_file_range", "flags", ARG_HEX),
+	KIND("creat", "mode", ARG_OCTAL),
 	KIND("dup2", "oldfd", ARG_SIGNED),
 	KIND("dup3", "oldfd", ARG_SIGNED),
-	KIND("creat", "mode", ARG_OCTAL),
 	KIND("fchmod", "mode", ARG_OCTAL),
 	KIND("fchmodat", "mode", ARG_OCTAL),
 	KIND("fcntl", "arg", ARG_HEX),
+	KIND("flock", "fd", ARG_INT),
 	KIND("ia32_ftruncate64", "fd", ARG_INT),
 	KIND("ia32_pwrite64", "fd", ARG_INT),
 	KIND("lookup_dcookie", "len", ARG_HEX),
+	KIND("membarrier", "cpu_id", ARG_OMITTED),
 	KIND("mkdir", "mode", ARG_OCTAL),
 	KIND("mkdirat", "mode", ARG_OCTAL),
 	KIND("open", "mode", ARG_OCTAL),
@@ -146,6 +148,7 @@ static const struct arg_rule arg_rules[] = {
 	KIND("renameat2", "oldname", ARG_STRING_AT),
 	KIND("symlinkat", "newname", ARG_STRING_AT),
 	KIND("symlinkat", "oldname", ARG_STRING_AT),
+	KIND("tee", "flags", ARG_HEX),
 	KIND("umask", "mask", ARG_OCTAL),
 	KIND("unlinkat", "pathname", ARG_STRING_AT),
 	KIND("utime", "filename", ARG_STRING),		/* char *, not const */
@@ -519,7 +522,6 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("kcmp", "type", ARG_SIGNED, "_kcmp_type_str"),
 	DECODE("kexec_file_load", "flags", ARG_UNSIGNED, "_kexec_file_load_flags_str"),
 	DECODE("kexec_load", "flags", ARG_UNSIGNED, "_kexec_flags_str"),
-	DECODE("keyctl", "option", ARG_SIGNED, "_stp_keyctl_cmd_str"),
 	DECODE("linkat", "flags", ARG_SIGNED, "_at_flag_str"),
 	DECODE("llseek", "whence", ARG_SIGNED, "_seek_whence_str"),
 	DECODE("lseek", "whence", ARG_UNSIGNED, "_seek_whence_str"),
@@ -611,7 +613,6 @@ static const struct arg_rule arg_rules[] = {
 	DECODE("statx", "mask", ARG_UNSIGNED, "_statx_mask_str"),
 	DECODE_RENAMED("swapon", "swap_flags", "swapflags", ARG_SIGNED, "_swapon_flags_str"),
 	DECODE("sync_file_range", "flags", ARG_UNSIGNED, "_sync_file_range_flags_str"),
-	DECODE("tee", "flags", ARG_UNSIGNED, "_stp_splice_flags_str"),
 	DECODE("timerfd_create", "clockid", ARG_SIGNED, "_get_wc_str"),
 	DECODE("timerfd_create", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
 	DECODE("timerfd_settime", "flags", ARG_SIGNED, "_stp_timerfd_flags_str"),
@@ -729,6 +730,8 @@ static const struct { const char *syscall, *argstr; } argstr_rules[] = {
 	{ "futex", "_futex_argstr(futex_uaddr, op, val, utime_uaddr, uaddr2_uaddr, val3, 0)" },
 	{ "futex_time32",
 	  "_futex_argstr(futex_uaddr, op, val, utime_uaddr, uaddr2_uaddr, val3, 1)" },
+	/* the arguments the operation takes */
+	{ "keyctl", "_keyctl_argstr(option, arg2, arg3, arg4, arg5, __compat)" },
 	/* the descriptors' array as it is at the call (what a pipe before left there) */
 	{ "pipe", "sprintf(\"[%d, %d]\", pipe0, pipe1)" },
 	{ "pipe2", "sprintf(\"[%d, %d], %s\", pipe0, pipe1, flag_str)" },
@@ -765,6 +768,7 @@ static const struct { const char *syscall, *var, *expr, *expr32; } alias_variabl
 	HIGH_WORD("ia32_sync_file_range", "nbytes", "5"),
 	HIGH_WORD("ia32_truncate64", "length", "3"),
 	{ "inotify_init", "flags", "0", NULL },
+	{ "keyctl", "__compat", "0", "1" },
 	{ "pipe", "flags", "0", NULL },
 	{ "pipe", "flag_str", "\"\"", NULL },
 	{ "pipe", "pipe0", "_fildes_index_u(fildes_uaddr, 0)", NULL },
@@ -788,8 +792,8 @@ static const struct { const char *syscall, *var, *expr, *expr32; } alias_variabl
  * Variables an alias of ours would have that stap 4.8's has under another name or not at
  * all (its -L): in ALIAS's handlers VAR is named AS, or __VAR when AS is NULL (a local -L
  * leaves out, still there for argstr).  Its decoded values shown only in argstr, the
- * unquoted strings it does not keep, the parameters it does not name (membarrier's
- * cpu_id); mkdirat's pahtname_unquoted is stap 4.8's spelling.
+ * unquoted strings it does not keep, the parameters it does not name (signalfd's ufd);
+ * mkdirat's pahtname_unquoted is stap 4.8's spelling.
  */
 static const struct { const char *alias, *var, *as; } alias_renames[] = {
 	{ "clone", "clone_flags_str", NULL },
@@ -810,14 +814,11 @@ static const struct { const char *alias, *var, *as; } alias_renames[] = {
 	{ "getitimer", "which_str", NULL },
 	{ "getpriority", "which_str", NULL },
 	{ "getrlimit", "resource_str", NULL },
-	{ "keyctl", "option_str", NULL },
-	{ "membarrier", "cpu_id", NULL },
 	{ "mkdirat", "pathname_unquoted", "pahtname_unquoted" },
 	{ "signalfd", "sizemask", NULL },
 	{ "signalfd", "ufd", NULL },
 	{ "signalfd", "user_mask_uaddr", NULL },
 	{ "symlink", "newpath_unquoted", NULL },
-	{ "tee", "flags_str", NULL },
 };
 
 /*
